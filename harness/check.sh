@@ -1,0 +1,49 @@
+#!/bin/bash
+# make check: the harness's own tests, then build and boot each test kernel,
+# then one summary line "N passed, N failed" over everything.
+#   check.sh TREE KERNEL_NAME=BASE_TARGET:FRAG,FRAG ...
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+tree=$1
+shift
+out=build/check
+rm -rf "$out"
+mkdir -p "$out"
+verdicts=("$out/harness.json")
+
+echo "check: harness self-tests"
+/usr/bin/python3 "$here/test_harness.py" --verdict "$out/harness.json"
+
+# A step that fails before booting still counts as a failure in the summary.
+fail_step() {
+	/usr/bin/python3 - "$1" "$2" "$3" <<'PY'
+import json, sys
+json.dump({'name': sys.argv[1], 'tests': [],
+           'problems': [[sys.argv[2], []]]}, open(sys.argv[3], 'w'))
+PY
+}
+
+for spec in "$@"; do
+	name=${spec%%=*}
+	kdir=build/kernel-$name
+	verdict=$out/$name/verdict.json
+	verdicts+=("$verdict")
+	mkdir -p "$out/$name"
+	echo "check: kernel $name"
+	if ! "$here/build-kernel.sh" "$tree" "$kdir" "${spec#*=}"; then
+		fail_step "$name" "kernel build failed (see $kdir/build.log)" "$verdict"
+		continue
+	fi
+	if ! "$here/selftests.sh" "$tree" "$kdir" "build/selftests-$name" ||
+		! "$here/initramfs.sh" "$out/$name/initramfs.cpio.gz" "build/selftests-$name"; then
+		fail_step "$name" "building the guest failed" "$verdict"
+		continue
+	fi
+	/usr/bin/python3 "$here/ktest.py" boot --name "$name" \
+		--kernel "$kdir/arch/x86/boot/bzImage" \
+		--initrd "$out/$name/initramfs.cpio.gz" --outdir "$out/$name" \
+		--timeout "${CHECK_TIMEOUT:-900}" ${KVM:+--kvm}
+done
+
+echo "check: summary"
+exec /usr/bin/python3 "$here/ktest.py" summary "${verdicts[@]}"

@@ -1,0 +1,22 @@
+#!/bin/bash
+# Pack the guest: busybox-static, our /init, and test programs.
+#   initramfs.sh OUT.cpio.gz [TESTDIR]
+# TESTDIR (from selftests.sh) becomes /tests; its run-list says what to run.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+out=$1 tests=${2:-}
+stage=$(mktemp -d)
+trap 'rm -rf "$stage"' EXIT
+
+mkdir -p "$stage"/{bin,dev,proc,sys,tmp,tests}
+cp /bin/busybox "$stage/bin/busybox"
+file -L "$stage/bin/busybox" | grep -q 'statically linked' ||
+	{ echo "initramfs: /bin/busybox is not static (install busybox-static)" >&2; exit 1; }
+install -m 0755 "$here/guest/init" "$stage/init"
+if [ -n "$tests" ] && [ -d "$tests" ]; then
+	cp -a "$tests"/. "$stage/tests/"
+fi
+mkdir -p "$(dirname "$out")"
+(cd "$stage" && find . -print0 | LC_ALL=C sort -z |
+	cpio --null -o -H newc --owner=0:0 --quiet) | gzip -1 >"$out.tmp"
+mv "$out.tmp" "$out"

@@ -1,0 +1,388 @@
+#!/usr/bin/python3
+"""Boot a test kernel under QEMU, read its verdict, and summarize.
+
+  ktest.py boot --name N --kernel BZIMAGE --initrd CPIO --outdir DIR
+                [--mode check|run|shell] [--timeout S] [--kvm] [--append ARGS]
+      Boots once. The console (ttyS0) goes to DIR/console.log, the results
+      channel (ttyS1) to DIR/results.txt. Writes DIR/verdict.json and prints
+      every failure with the lines that caused it. Exit 1 on any failure.
+  ktest.py analyze --name N --console LOG --results TXT [--timed-out]
+      The same analysis on saved logs (used by the harness's own tests).
+  ktest.py summary VERDICT.json...
+      Prints each failure, then "N passed, N failed" (", N skipped" if any)
+      as the last line. Exit 1 if anything failed.
+"""
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+
+DONE_MARK = '# harness: done'
+
+# Console lines that mean the kernel is not healthy, whatever the tests said.
+SPLAT_PATTERNS = [
+    r'WARNING:',
+    r'BUG:',
+    r'kernel BUG at',
+    r'Oops',
+    r'general protection fault',
+    r'KASAN:',
+    r'UBSAN:',
+    r'KFENCE:',
+    r'possible circular locking',
+    r'possible recursive locking',
+    r'inconsistent lock state',
+    r'suspicious RCU usage',
+    r'lock held when returning to user space',
+    r'INFO: task .* blocked for more than',
+    r'Kernel panic',
+    r'Call Trace:',
+]
+SPLAT_RE = re.compile('|'.join(SPLAT_PATTERNS))
+# Lines the splat patterns would catch that are harmless by construction.
+SPLAT_IGNORE_RE = re.compile(r'^\s*#|harness: ')
+
+TIMESTAMP_RE = re.compile(r'^\[\s*\d+\.\d+\]\s?')
+RESULT_RE = re.compile(
+    r'^(?P<indent>\s*)(?P<ok>ok|not ok) (?P<num>\d+)(?: -)? ?(?P<name>[^#]*?)'
+    r'\s*(?:#\s*(?P<directive>\S+)(?P<reason>.*))?$')
+PLAN_RE = re.compile(r'^(?P<indent>\s*)1\.\.(?P<count>\d+)\s*$')
+SUBTEST_RE = re.compile(r'^(?P<indent>\s*)# Subtest: (?P<name>\S+)')
+
+
+def clean(line):
+    """Strip the printk timestamp and line-end junk from a console line."""
+    return TIMESTAMP_RE.sub('', line.rstrip('\r\n').replace('\r', ''))
+
+
+class Verdict:
+    def __init__(self, name):
+        self.name = name
+        self.tests = []      # (name, 'pass'|'fail'|'skip', detail)
+        self.problems = []   # boot-level failures: (cause, [lines])
+
+    def add(self, name, status, detail=''):
+        self.tests.append((name, status, detail))
+
+    def problem(self, cause, lines=()):
+        self.problems.append((cause, list(lines)))
+
+    def counts(self):
+        c = {'pass': 0, 'fail': 0, 'skip': 0}
+        for _, status, _ in self.tests:
+            c[status] += 1
+        c['fail'] += len(self.problems)
+        return c
+
+    def to_json(self):
+        return {'name': self.name, 'tests': self.tests,
+                'problems': self.problems}
+
+    @classmethod
+    def from_json(cls, data):
+        v = cls(data['name'])
+        v.tests = [tuple(t) for t in data['tests']]
+        v.problems = [(c, list(l)) for c, l in data['problems']]
+        return v
+
+
+def status_of(m):
+    directive = (m.group('directive') or '').upper()
+    if directive == 'SKIP':
+        return 'skip'
+    if m.group('ok') == 'ok':
+        return 'pass'
+    if directive == 'TODO':
+        return 'skip'
+    return 'fail'
+
+
+def parse_tap(lines, prefix, verdict, what, stop_when_planned=False):
+    """Parse (K)TAP whose nesting is 4-space indentation (KUnit's KTAP).
+
+    Leaf results become tests named PREFIX.suite.case ("# Subtest:" names
+    the suites); a suite whose plan is not met, or that never printed its
+    own result, is reported as truncated. With STOP_WHEN_PLANNED, parsing
+    ends once the top-level plan is met (later TAP on the console is not
+    KUnit's). Returns the number of lines consumed.
+    """
+    levels = []
+
+    def level(d):
+        while len(levels) <= d + 1:
+            levels.append({'plan': None, 'seen': 0, 'name': None})
+        return levels[d]
+
+    for i, raw in enumerate(lines):
+        line = clean(raw)
+        m = SUBTEST_RE.match(line)
+        if m:
+            level(depth_of(m.group('indent')))['name'] = m.group('name')
+            continue
+        m = PLAN_RE.match(line)
+        if m:
+            level(depth_of(m.group('indent')))['plan'] = int(m.group('count'))
+            continue
+        m = RESULT_RE.match(line)
+        if not m:
+            continue
+        d = depth_of(m.group('indent'))
+        here = level(d)
+        child = levels[d + 1]
+        name = m.group('name').strip() or m.group('num')
+        path = '.'.join([prefix] + [l['name'] or '?' for l in levels[1:d + 1]]
+                        + [name])
+        st = status_of(m)
+        if child['seen'] == 0:
+            verdict.add(path, st, (m.group('reason') or '').strip())
+        else:
+            if child['plan'] is not None and child['seen'] != child['plan']:
+                verdict.problem('%s %s: planned %d results, got %d' %
+                                (what, path, child['plan'], child['seen']))
+            if st == 'fail' and not any(
+                    t[1] == 'fail' and t[0].startswith(path + '.')
+                    for t in verdict.tests):
+                verdict.add(path, 'fail', 'suite failed')
+        del levels[d + 1:]
+        here['seen'] += 1
+        if stop_when_planned and d == 0 and here['seen'] == here['plan']:
+            return i + 1
+    for d, l in enumerate(levels):
+        if d == 0 and l['plan'] is not None and l['seen'] != l['plan']:
+            verdict.problem('%s: planned %d results, got %d '
+                            '(output truncated?)' % (what, l['plan'],
+                                                     l['seen']))
+        elif d > 0 and (l['seen'] or l['name']):
+            verdict.problem('%s: suite %s never finished (output truncated?)'
+                            % (what, l['name'] or '?'))
+    return len(lines)
+
+
+def depth_of(indent):
+    return len(indent.expandtabs(4)) // 4
+
+
+def ktap_section(lines):
+    """The console lines from KUnit's top-level KTAP header on."""
+    for i, raw in enumerate(lines):
+        line = clean(raw)
+        if line in ('KTAP version 1', 'TAP version 14'):
+            return lines[i:]
+    return []
+
+
+def find_splats(lines, context=12):
+    """Return [(first line, [that line and the context after it])]."""
+    found = []
+    skip_until = -1
+    for i, raw in enumerate(lines):
+        line = clean(raw)
+        if i <= skip_until or SPLAT_IGNORE_RE.search(line):
+            continue
+        if SPLAT_RE.search(line):
+            block = [clean(l) for l in lines[i:i + context]]
+            found.append((line, block))
+            skip_until = i + context - 1
+    return found
+
+
+def parse_results(text, verdict):
+    """Split the results channel into per-program TAP and parse each."""
+    lines = text.splitlines()
+    if DONE_MARK not in lines:
+        verdict.problem('results channel incomplete: no "%s" line '
+                        '(guest died or output was cut)' % DONE_MARK,
+                        lines[-5:])
+    current, body = None, []
+    for line in lines:
+        m = re.match(r'^# harness: begin (\S+)$', line)
+        if m:
+            current, body = m.group(1), []
+            continue
+        m = re.match(r'^# harness: end (\S+) rc=(\d+)$', line)
+        if m and current == m.group(1):
+            before = len(verdict.tests)
+            parse_tap(body, 'kselftest.' + current, verdict,
+                      'kselftest ' + current)
+            ran = verdict.tests[before:]
+            rc = int(m.group(2))
+            if not ran:
+                verdict.problem('kselftest %s printed no TAP results (rc=%d)'
+                                % (current, rc), body[-10:])
+            elif rc != 0 and rc != 4 and \
+                    not any(t[1] == 'fail' for t in ran):
+                verdict.problem('kselftest %s exited %d with no failed test'
+                                % (current, rc), body[-10:])
+            current = None
+            continue
+        if current is not None:
+            body.append(line)
+    if current is not None:
+        verdict.problem('kselftest %s did not finish' % current, body[-10:])
+
+
+def analyze(name, console, results, timed_out=False, timeout=0):
+    """Judge one boot from its console log and results-channel text."""
+    v = Verdict(name)
+    lines = console.splitlines()
+    if timed_out:
+        v.problem('guest hung: no exit after %ds; last console lines:'
+                  % timeout, [clean(l) for l in lines[-15:]])
+    for first, block in find_splats(lines):
+        v.problem('kernel splat on the console: %s' % first, block)
+    section = ktap_section(lines)
+    if section:
+        parse_tap(section, 'kunit', v, 'KUnit', stop_when_planned=True)
+    if results is None:
+        if not timed_out:
+            v.problem('no results channel output')
+    else:
+        parse_results(results, v)
+    return v
+
+
+def report(v, out=sys.stdout):
+    c = v.counts()
+    for test, status, detail in v.tests:
+        if status == 'fail':
+            print('FAIL %s: %s%s' % (v.name, test,
+                                      ': ' + detail if detail else ''),
+                  file=out)
+    for cause, lines in v.problems:
+        print('FAIL %s: %s' % (v.name, cause), file=out)
+        for l in lines:
+            print('    | ' + l, file=out)
+    print('%s: %d passed, %d failed, %d skipped' %
+          (v.name, c['pass'], c['fail'], c['skip']), file=out)
+
+
+def qemu_command(args, console_log, results_log):
+    cmd = ['qemu-system-x86_64', '-m', str(args.memory), '-smp', '2',
+           '-no-reboot', '-display', 'none', '-monitor', 'none',
+           '-kernel', args.kernel, '-initrd', args.initrd]
+    if args.kvm:
+        cmd += ['-accel', 'kvm', '-cpu', 'host']
+    else:
+        cmd += ['-accel', 'tcg']
+    append = 'console=ttyS0 panic=-1 harness.mode=%s %s' % (args.mode,
+                                                             args.append)
+    cmd += ['-append', append.strip()]
+    if args.mode == 'check':
+        cmd += ['-serial', 'file:' + console_log]
+    else:
+        cmd += ['-chardev', 'stdio,id=con,signal=off,logfile=' + console_log,
+                '-serial', 'chardev:con']
+    cmd += ['-serial', 'file:' + results_log]
+    return cmd
+
+
+def cmd_boot(args):
+    os.makedirs(args.outdir, exist_ok=True)
+    console_log = os.path.join(args.outdir, 'console.log')
+    results_log = os.path.join(args.outdir, 'results.txt')
+    for f in (console_log, results_log):
+        if os.path.exists(f):
+            os.unlink(f)
+    cmd = qemu_command(args, console_log, results_log)
+    with open(os.path.join(args.outdir, 'qemu.cmd'), 'w') as f:
+        f.write(' '.join(cmd) + '\n')
+    timed_out = False
+    start = time.time()
+    stdin = None if args.mode == 'shell' else subprocess.DEVNULL
+    proc = subprocess.Popen(cmd, stdin=stdin)
+    try:
+        proc.wait(timeout=None if args.mode == 'shell' else args.timeout)
+    except subprocess.TimeoutExpired:
+        timed_out = True
+        proc.kill()
+        proc.wait()
+    elapsed = time.time() - start
+    console = read(console_log) or ''
+    results = read(results_log)
+    v = analyze(args.name, console, results, timed_out, args.timeout)
+    if not timed_out and proc.returncode != 0:
+        v.problem('qemu exited with status %d' % proc.returncode)
+    with open(os.path.join(args.outdir, 'verdict.json'), 'w') as f:
+        json.dump(v.to_json(), f, indent=1)
+    print('%s: guest ran %.0fs, console log %s' % (args.name, elapsed,
+                                                    console_log))
+    report(v)
+    return 1 if v.counts()['fail'] else 0
+
+
+def read(path):
+    try:
+        with open(path, errors='replace') as f:
+            return f.read()
+    except FileNotFoundError:
+        return None
+
+
+def cmd_analyze(args):
+    results = read(args.results) if args.results else None
+    v = analyze(args.name, read(args.console) or '', results, args.timed_out,
+                args.timeout)
+    report(v)
+    return 1 if v.counts()['fail'] else 0
+
+
+def cmd_summary(args):
+    total = {'pass': 0, 'fail': 0, 'skip': 0}
+    failures = []
+    for path in args.verdicts:
+        data = read(path)
+        if data is None:
+            failures.append('FAIL %s: no verdict (step did not run)' % path)
+            total['fail'] += 1
+            continue
+        v = Verdict.from_json(json.loads(data))
+        c = v.counts()
+        for k in total:
+            total[k] += c[k]
+        print('  %-24s %4d passed, %d failed, %d skipped' %
+              (v.name, c['pass'], c['fail'], c['skip']))
+        failures += ['FAIL %s: %s' % (v.name, t[0]) for t in v.tests
+                     if t[1] == 'fail']
+        failures += ['FAIL %s: %s' % (v.name, p[0]) for p in v.problems]
+    for f in failures:
+        print(f)
+    line = '%d passed, %d failed' % (total['pass'], total['fail'])
+    if total['skip']:
+        line += ', %d skipped' % total['skip']
+    print(line)
+    return 1 if total['fail'] else 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    sub = ap.add_subparsers(dest='cmd', required=True)
+    b = sub.add_parser('boot')
+    b.add_argument('--name', required=True)
+    b.add_argument('--kernel', required=True)
+    b.add_argument('--initrd', required=True)
+    b.add_argument('--outdir', required=True)
+    b.add_argument('--mode', default='check',
+                   choices=['check', 'run', 'shell'])
+    b.add_argument('--timeout', type=int, default=900)
+    b.add_argument('--memory', default='1G')
+    b.add_argument('--kvm', action='store_true')
+    b.add_argument('--append', default='')
+    a = sub.add_parser('analyze')
+    a.add_argument('--name', required=True)
+    a.add_argument('--console', required=True)
+    a.add_argument('--results')
+    a.add_argument('--timed-out', action='store_true')
+    a.add_argument('--timeout', type=int, default=0)
+    s = sub.add_parser('summary')
+    s.add_argument('verdicts', nargs='+')
+    args = ap.parse_args()
+    return {'boot': cmd_boot, 'analyze': cmd_analyze,
+            'summary': cmd_summary}[args.cmd](args)
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,369 @@
+#!/usr/bin/python3
+"""Tests of the harness itself: the (K)TAP parser, the splat detector, the
+verdict channel, the summary line, and the overlay tree/export round trip.
+
+Console logs in tests/ were recorded from the test kernel (clean.console) and
+edited into the failure cases: a failed KUnit case, a WARN_ON(1) in the middle
+of a passing run, a console cut mid-suite, and a boot that hangs in /init.
+
+  test_harness.py [--verdict FILE]   (FILE gets the results for the summary)
+"""
+
+import io
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import ktest  # noqa: E402
+
+LOGS = os.path.join(HERE, 'tests')
+DONE = '# harness: kernel 6.1\n# harness: done\n'
+
+
+def log(name):
+    with open(os.path.join(LOGS, name)) as f:
+        return f.read()
+
+
+def statuses(v):
+    return {name: status for name, status, _ in v.tests}
+
+
+class KunitConsole(unittest.TestCase):
+    def test_clean_run_counts_every_case(self):
+        v = ktest.analyze('t', log('clean.console'), DONE)
+        self.assertEqual(v.problems, [])
+        self.assertEqual(v.counts(), {'pass': 62, 'fail': 0, 'skip': 0})
+        s = statuses(v)
+        self.assertEqual(s['kunit.list-kunit-test.list_test_list_init'],
+                         'pass')
+        self.assertEqual(s['kunit.slub_test.test_clobber_redzone_free'],
+                         'pass')
+        self.assertEqual(len([n for n in s if n.startswith('kunit.hlist.')]),
+                         18)
+
+    def test_failed_case_is_named(self):
+        v = ktest.analyze('t', log('kunit-fail.console'), DONE)
+        self.assertEqual(v.counts(), {'pass': 61, 'fail': 1, 'skip': 0})
+        self.assertEqual(
+            statuses(v)['kunit.list-kunit-test.list_test_list_del'], 'fail')
+        self.assertEqual(v.problems, [])
+        out = io.StringIO()
+        ktest.report(v, out)
+        self.assertIn('FAIL t: kunit.list-kunit-test.list_test_list_del',
+                      out.getvalue())
+
+    def test_warn_in_passing_run_fails_the_boot(self):
+        v = ktest.analyze('t', log('warn.console'), DONE)
+        self.assertEqual(v.counts()['pass'], 62)
+        self.assertEqual(len(v.problems), 1)
+        cause, lines = v.problems[0]
+        self.assertEqual(
+            cause, 'kernel splat on the console: WARNING: CPU: 0 PID: 1 at '
+            'lib/list-test.c:733 hlist_test_unhashed+0x2f/0x40')
+        self.assertIn('RIP: 0010:hlist_test_unhashed+0x2f/0x40', lines)
+        self.assertEqual(v.counts()['fail'], 1)
+
+    def test_truncated_console_is_reported(self):
+        v = ktest.analyze('t', log('truncated.console'), DONE)
+        causes = [c for c, _ in v.problems]
+        self.assertIn('KUnit: planned 3 results, got 2 (output truncated?)',
+                      causes)
+        self.assertIn('KUnit: suite slub_test never finished '
+                      '(output truncated?)', causes)
+        self.assertEqual(statuses(v)['kunit.slub_test.test_first_word'],
+                         'pass')
+        self.assertEqual(v.counts()['pass'], 60)
+
+    def test_hung_boot_names_the_hang(self):
+        v = ktest.analyze('t', log('hung.console'), None, timed_out=True,
+                          timeout=900)
+        self.assertEqual(len(v.problems), 1)
+        cause, lines = v.problems[0]
+        self.assertEqual(cause, 'guest hung: no exit after 900s; '
+                         'last console lines:')
+        self.assertEqual(lines[-1], 'Run /init as init process')
+
+    def test_kselftest_tap_later_on_console_is_not_kunit(self):
+        console = log('clean.console') + log('fail.results')
+        v = ktest.analyze('t', console, DONE)
+        self.assertEqual(v.counts(), {'pass': 62, 'fail': 0, 'skip': 0})
+
+
+class ResultsChannel(unittest.TestCase):
+    def test_pass_and_skip(self):
+        v = ktest.Verdict('t')
+        ktest.parse_results(log('pass.results'), v)
+        self.assertEqual(v.problems, [])
+        self.assertEqual(v.tests, [
+            ('kselftest.alloc_tag.allocinfo_test.global.header', 'pass', ''),
+            ('kselftest.alloc_tag.allocinfo_test.global.mode', 'pass', ''),
+            ('kselftest.alloc_tag.allocinfo_test.global.sysctl', 'skip',
+             'not built with profiling')])
+
+    def test_failure_and_crash(self):
+        v = ktest.Verdict('t')
+        ktest.parse_results(log('fail.results'), v)
+        s = statuses(v)
+        self.assertEqual(s['kselftest.alloc_tag.allocinfo_test.global.header'],
+                         'fail')
+        self.assertEqual(s['kselftest.alloc_tag.crash_test.global.first'],
+                         'pass')
+        self.assertEqual([c for c, _ in v.problems], [
+            'kselftest alloc_tag.crash_test: planned 2 results, got 1 '
+            '(output truncated?)',
+            'kselftest alloc_tag.crash_test exited 139 with no failed test'])
+
+    def test_missing_done_marker(self):
+        v = ktest.Verdict('t')
+        ktest.parse_results(log('cut.results'), v)
+        causes = [c for c, _ in v.problems]
+        self.assertIn('results channel incomplete: no "# harness: done" line '
+                      '(guest died or output was cut)', causes)
+        self.assertIn('kselftest alloc_tag.allocinfo_test did not finish',
+                      causes)
+
+    def test_program_without_tap(self):
+        v = ktest.Verdict('t')
+        ktest.parse_results('# harness: begin a.b\nsegfault\n'
+                            '# harness: end a.b rc=139\n# harness: done\n', v)
+        self.assertEqual(v.problems, [
+            ('kselftest a.b printed no TAP results (rc=139)', ['segfault'])])
+
+    def test_no_results_channel(self):
+        v = ktest.analyze('t', log('clean.console'), None)
+        self.assertEqual([c for c, _ in v.problems],
+                         ['no results channel output'])
+
+
+class Splats(unittest.TestCase):
+    SAMPLES = [
+        'BUG: KASAN: slab-out-of-bounds in foo+0x1/0x2',
+        'BUG: kernel NULL pointer dereference, address: 0000000000000008',
+        'Oops: 0002 [#1] PREEMPT SMP',
+        'kernel BUG at mm/slub.c:123!',
+        'WARNING: possible circular locking dependency detected',
+        'WARNING: inconsistent lock state',
+        'general protection fault, probably for non-canonical address',
+        'Kernel panic - not syncing: Attempted to kill init!',
+        'BUG: KFENCE: use-after-free read in foo+0x1/0x2',
+        'UBSAN: shift-out-of-bounds in lib/foo.c:1:2',
+        'INFO: task kworker/0:1:12 blocked for more than 120 seconds.',
+    ]
+
+    def test_each_kind_is_caught(self):
+        for s in self.SAMPLES:
+            found = ktest.find_splats(['[    1.000000] ' + s, 'next'])
+            self.assertEqual([f for f, _ in found], [s], s)
+
+    def test_harmless_lines_pass(self):
+        lines = ['harness: running alloc_tag.x',
+                 '# bug_test: pass:1 fail:0',
+                 'ok 1 warning_free',
+                 'SLUB: HWalign=64, Order=0-3, MinObjects=0, CPUs=2']
+        self.assertEqual(ktest.find_splats(lines), [])
+
+    def test_one_report_per_splat(self):
+        lines = log('warn.console').splitlines()
+        self.assertEqual(len(ktest.find_splats(lines)), 1)
+
+
+class Summary(unittest.TestCase):
+    def run_summary(self, verdicts):
+        with tempfile.TemporaryDirectory() as d:
+            paths = []
+            for i, v in enumerate(verdicts):
+                p = os.path.join(d, '%d.json' % i)
+                if v is not None:
+                    with open(p, 'w') as f:
+                        json.dump(v.to_json(), f)
+                paths.append(p)
+            r = subprocess.run([sys.executable, os.path.join(HERE, 'ktest.py'),
+                                'summary'] + paths, capture_output=True,
+                               text=True)
+        return r.returncode, r.stdout.splitlines()
+
+    def test_all_passed(self):
+        v = ktest.analyze('test', log('clean.console'), DONE)
+        rc, out = self.run_summary([v])
+        self.assertEqual(rc, 0)
+        self.assertEqual(out[-1], '62 passed, 0 failed')
+
+    def test_failures_counted_and_named(self):
+        good = ktest.analyze('a', log('clean.console'), DONE)
+        bad = ktest.analyze('b', log('warn.console'), DONE)
+        rc, out = self.run_summary([good, bad, None])
+        self.assertEqual(rc, 1)
+        self.assertEqual(out[-1], '124 passed, 2 failed')
+        self.assertTrue(any(l.startswith('FAIL b: kernel splat on the '
+                                         'console: WARNING:') for l in out))
+        self.assertTrue(any('no verdict (step did not run)' in l
+                            for l in out))
+
+    def test_skips_are_not_passes(self):
+        v = ktest.Verdict('s')
+        ktest.parse_results(log('pass.results'), v)
+        rc, out = self.run_summary([v])
+        self.assertEqual(rc, 0)
+        self.assertEqual(out[-1], '2 passed, 0 failed, 1 skipped')
+
+
+class Overlay(unittest.TestCase):
+    """tree/export on a tiny synthetic base, as on the real one."""
+
+    def sh(self, *args, ok=True):
+        r = subprocess.run([os.path.join(HERE, 'overlay.sh')] + list(args),
+                           capture_output=True, text=True)
+        if ok:
+            self.assertEqual(r.returncode, 0, r.stderr)
+        return r
+
+    def git(self, tree, *args):
+        return subprocess.run(['git', '-C', tree] + list(args), check=True,
+                              capture_output=True, text=True).stdout.strip()
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        d = self.tmp.name
+        src = os.path.join(d, 'src', 'linux-x')
+        os.makedirs(os.path.join(src, 'mm'))
+        os.makedirs(os.path.join(src, 'lib'))
+        with open(os.path.join(src, 'mm', 'slub.c'), 'w') as f:
+            f.write('one\ntwo\nthree\n')
+        with open(os.path.join(src, 'lib', 'util.c'), 'w') as f:
+            f.write('util\n')
+        with open(os.path.join(src, 'Makefile'), 'w') as f:
+            f.write('all:\n')
+        self.tarball = os.path.join(d, 'base.tar.xz')
+        subprocess.run(['tar', '-cJf', self.tarball, '-C',
+                        os.path.join(d, 'src'), 'linux-x'], check=True)
+        self.repo = os.path.join(d, 'repo')
+        os.makedirs(os.path.join(self.repo, 'lib'))
+        with open(os.path.join(self.repo, 'Makefile'), 'w') as f:
+            f.write('# ours, not the kernel\'s\n')
+        with open(os.path.join(self.repo, 'lib', 'new.c'), 'w') as f:
+            f.write('new\n')
+        self.tree = os.path.join(d, 'tree')
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def read(self, *p):
+        with open(os.path.join(*p)) as f:
+            return f.read()
+
+    def test_round_trip(self):
+        self.sh('tree', self.tarball, 'x 1', self.repo, self.tree)
+        self.assertEqual(self.read(self.tree, 'lib', 'new.c'), 'new\n')
+        self.assertEqual(self.read(self.tree, 'Makefile'), 'all:\n')
+        with open(os.path.join(self.tree, 'mm', 'slub.c'), 'w') as f:
+            f.write('one\nTWO\nthree\n')
+        os.unlink(os.path.join(self.tree, 'lib', 'util.c'))
+        self.sh('export', self.repo, self.tree)
+        patch = self.read(self.repo, 'mm', 'slub.c.patch')
+        self.assertIn('--- a/mm/slub.c\n+++ b/mm/slub.c\n', patch)
+        self.assertIn('-two\n+TWO\n', patch)
+        self.assertIn('deleted file', self.read(self.repo, 'lib',
+                                                'util.c.patch'))
+        self.assertEqual(self.read(self.repo, 'Makefile'),
+                         '# ours, not the kernel\'s\n')
+        want = self.git(self.tree, 'rev-parse', 'HEAD^{tree}')
+        # A fresh tree from the exported overlay is the same tree.
+        fresh = os.path.join(self.tmp.name, 'fresh')
+        r = self.sh('tree', self.tarball, 'x 1', self.repo, fresh)
+        self.assertEqual(self.git(fresh, 'rev-parse', 'HEAD^{tree}'), want)
+        self.assertEqual(self.git(fresh, 'log', '--format=%s'),
+                         'overlay\nbase: x 1')
+        self.assertIn('updated to base + overlay', r.stdout)
+        # Nothing to do the second time; the export removed nothing extra.
+        r = self.sh('tree', self.tarball, 'x 1', self.repo, fresh)
+        self.assertIn('up to date', r.stdout)
+        # Reverting the edit and exporting drops the patch.
+        with open(os.path.join(fresh, 'mm', 'slub.c'), 'w') as f:
+            f.write('one\ntwo\nthree\n')
+        self.sh('export', self.repo, fresh)
+        self.assertFalse(os.path.exists(os.path.join(self.repo, 'mm')))
+
+    def test_refuses_to_clobber_unexported_edits(self):
+        self.sh('tree', self.tarball, 'x 1', self.repo, self.tree)
+        with open(os.path.join(self.tree, 'mm', 'slub.c'), 'a') as f:
+            f.write('four\n')
+        with open(os.path.join(self.repo, 'lib', 'new.c'), 'w') as f:
+            f.write('newer\n')
+        r = self.sh('tree', self.tarball, 'x 1', self.repo, self.tree,
+                    ok=False)
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn('mm/slub.c', r.stderr)
+        self.assertIn('run make export to keep them', r.stderr)
+        self.assertEqual(self.read(self.tree, 'mm', 'slub.c'),
+                         'one\ntwo\nthree\nfour\n')
+        self.sh('tree', self.tarball, 'x 1', self.repo, self.tree, 'force')
+        self.assertEqual(self.read(self.tree, 'mm', 'slub.c'),
+                         'one\ntwo\nthree\n')
+        self.assertEqual(self.read(self.tree, 'lib', 'new.c'), 'newer\n')
+
+    def test_patch_that_no_longer_applies_names_the_file(self):
+        os.makedirs(os.path.join(self.repo, 'mm'))
+        with open(os.path.join(self.repo, 'mm', 'slub.c.patch'), 'w') as f:
+            f.write('--- a/mm/slub.c\n+++ b/mm/slub.c\n@@ -1,3 +1,3 @@\n'
+                    ' one\n-zwei\n+TWO\n three\n')
+        r = self.sh('tree', self.tarball, 'x 1', self.repo, self.tree,
+                    ok=False)
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn('patch mm/slub.c.patch no longer applies to mm/slub.c',
+                      r.stderr)
+
+    def test_plain_file_shadowing_a_base_file_is_refused(self):
+        with open(os.path.join(self.repo, 'lib', 'util.c'), 'w') as f:
+            f.write('mine\n')
+        r = self.sh('tree', self.tarball, 'x 1', self.repo, self.tree,
+                    ok=False)
+        self.assertIn('lib/util.c is a plain file but the base has it',
+                      r.stderr)
+
+
+class VerdictResult(unittest.TextTestResult):
+    """Also records each test for the make check summary."""
+
+    def __init__(self, *a, **kw):
+        super().__init__(*a, **kw)
+        self.verdict = ktest.Verdict('harness')
+
+    def addSuccess(self, test):
+        super().addSuccess(test)
+        self.verdict.add(test.id(), 'pass')
+
+    def addFailure(self, test, err):
+        super().addFailure(test, err)
+        self.verdict.add(test.id(), 'fail', self._exc_info_to_string(err, test))
+
+    def addError(self, test, err):
+        super().addError(test, err)
+        self.verdict.add(test.id(), 'fail', self._exc_info_to_string(err, test))
+
+    def addSkip(self, test, reason):
+        super().addSkip(test, reason)
+        self.verdict.add(test.id(), 'skip', reason)
+
+
+def main():
+    verdict_path = None
+    if len(sys.argv) == 3 and sys.argv[1] == '--verdict':
+        verdict_path = sys.argv[2]
+    suite = unittest.defaultTestLoader.loadTestsFromModule(
+        sys.modules[__name__])
+    runner = unittest.TextTestRunner(resultclass=VerdictResult, verbosity=1)
+    result = runner.run(suite)
+    if verdict_path:
+        with open(verdict_path, 'w') as f:
+            json.dump(result.verdict.to_json(), f, indent=1)
+    return 0 if result.wasSuccessful() else 1
+
+
+if __name__ == '__main__':
+    sys.exit(main())
