@@ -29,9 +29,15 @@ overlay_files() {
 	done | LC_ALL=C sort
 }
 
-# Stage the whole work tree in TREE's index and print its tree id.
+# Stage the whole work tree in TREE's index and print its tree id. The
+# base's .gitignore files do not apply (Debian's ignores everything at the
+# top level, so new files would be missed); only editor and patch leftovers
+# are left out.
 worktree_id() {
-	git -C "$1" add -A
+	git -C "$1" add -u
+	git -C "$1" ls-files -o -z --exclude='*.orig' --exclude='*.rej' \
+		--exclude='*~' --exclude='.*.sw?' --exclude='*.pyc' |
+		xargs -0r git -C "$1" add -f --
 	git -C "$1" write-tree
 }
 
@@ -117,7 +123,7 @@ cmd_tree() {
 		die "run make export to keep them, or make tree FORCE=1 to discard them"
 	fi
 	git -C "$tree" reset -q --hard "$target"
-	git -C "$tree" clean -q -fd
+	git -C "$tree" clean -q -fdx
 	echo "overlay: $tree updated to base + overlay"
 }
 

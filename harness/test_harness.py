@@ -239,6 +239,9 @@ class Overlay(unittest.TestCase):
             f.write('util\n')
         with open(os.path.join(src, 'Makefile'), 'w') as f:
             f.write('all:\n')
+        # As in Debian's linux-source: everything at the top is ignored.
+        with open(os.path.join(src, '.gitignore'), 'w') as f:
+            f.write('/*\n!/debian/\n')
         self.tarball = os.path.join(d, 'base.tar.xz')
         subprocess.run(['tar', '-cJf', self.tarball, '-C',
                         os.path.join(d, 'src'), 'linux-x'], check=True)
@@ -264,7 +267,10 @@ class Overlay(unittest.TestCase):
         with open(os.path.join(self.tree, 'mm', 'slub.c'), 'w') as f:
             f.write('one\nTWO\nthree\n')
         os.unlink(os.path.join(self.tree, 'lib', 'util.c'))
+        with open(os.path.join(self.tree, 'mm', 'added.c'), 'w') as f:
+            f.write('added\n')
         self.sh('export', self.repo, self.tree)
+        self.assertEqual(self.read(self.repo, 'mm', 'added.c'), 'added\n')
         patch = self.read(self.repo, 'mm', 'slub.c.patch')
         self.assertIn('--- a/mm/slub.c\n+++ b/mm/slub.c\n', patch)
         self.assertIn('-two\n+TWO\n', patch)
@@ -287,7 +293,10 @@ class Overlay(unittest.TestCase):
         with open(os.path.join(fresh, 'mm', 'slub.c'), 'w') as f:
             f.write('one\ntwo\nthree\n')
         self.sh('export', self.repo, fresh)
-        self.assertFalse(os.path.exists(os.path.join(self.repo, 'mm')))
+        self.assertFalse(os.path.exists(os.path.join(self.repo, 'mm',
+                                                     'slub.c.patch')))
+        self.assertTrue(os.path.exists(os.path.join(self.repo, 'mm',
+                                                    'added.c')))
 
     def test_refuses_to_clobber_unexported_edits(self):
         self.sh('tree', self.tarball, 'x 1', self.repo, self.tree)
