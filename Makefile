@@ -10,11 +10,16 @@ PY     := /usr/bin/python3
 
 # Kernels: NAME = BASE_TARGET:FRAGMENT,FRAGMENT,... merged in that order.
 # kernel:X is the kernel's own kernel/configs/X.
-KERNEL_test := tinyconfig:configs/guest.config,configs/test.config
-KERNEL_run  := x86_64_defconfig:kernel:kvm_guest.config,configs/guest.config,configs/run.config
+TEST_FRAGS     := configs/guest.config,configs/test.config
+KERNEL_test    := tinyconfig:$(TEST_FRAGS),configs/profiling.config,configs/profiling-test.config
+KERNEL_nonprof := tinyconfig:$(TEST_FRAGS)
+KERNEL_run     := x86_64_defconfig:kernel:kvm_guest.config,configs/guest.config,configs/run.config,configs/profiling.config
 
-# The kernels `make check` builds and boots, in this order.
-CHECK_KERNELS := test
+# The kernels `make check` builds and boots, in this order, and the
+# kselftests each one runs (collection:program,...).
+CHECK_KERNELS := test nonprof
+TESTS_test    := alloc_tag:allocinfo_test
+TESTS_nonprof := alloc_tag:noprof_test
 
 .PHONY: all deps tree export check run shell clean kernel-% help
 
@@ -46,7 +51,7 @@ kernel-%: tree
 	@harness/build-kernel.sh $(TREE) $(B)/kernel-$* $(KERNEL_$*)
 
 check: tree
-	@harness/check.sh $(TREE) $(foreach k,$(CHECK_KERNELS),$(k)=$(KERNEL_$(k)))
+	@harness/check.sh $(TREE) $(foreach k,$(CHECK_KERNELS),$(k)=$(KERNEL_$(k))=$(TESTS_$(k)))
 
 $(B)/run/initramfs.cpio.gz: harness/initramfs.sh harness/guest/init $(B)/.deps
 	harness/initramfs.sh $@

@@ -1,7 +1,8 @@
 #!/bin/bash
 # make check: the harness's own tests, then build and boot each test kernel,
 # then one summary line "N passed, N failed" over everything.
-#   check.sh TREE KERNEL_NAME=BASE_TARGET:FRAG,FRAG ...
+#   check.sh TREE NAME=BASE_TARGET:FRAG,FRAG=TESTS ...
+# TESTS (collection:prog,...) are the kselftests that kernel runs.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 tree=$1
@@ -25,24 +26,29 @@ PY
 
 for spec in "$@"; do
 	name=${spec%%=*}
+	spec=${spec#*=}
+	tests=${spec#*=}
+	spec=${spec%%=*}
 	kdir=build/kernel-$name
 	verdict=$out/$name/verdict.json
 	verdicts+=("$verdict")
 	mkdir -p "$out/$name"
 	echo "check: kernel $name"
-	if ! "$here/build-kernel.sh" "$tree" "$kdir" "${spec#*=}"; then
+	if ! "$here/build-kernel.sh" "$tree" "$kdir" "$spec"; then
 		fail_step "$name" "kernel build failed (see $kdir/build.log)" "$verdict"
 		continue
 	fi
 	if ! "$here/selftests.sh" "$tree" "$kdir" "build/selftests-$name" ||
-		! "$here/initramfs.sh" "$out/$name/initramfs.cpio.gz" "build/selftests-$name"; then
+		! "$here/initramfs.sh" "$out/$name/initramfs.cpio.gz" \
+			"build/selftests-$name" "$kdir"; then
 		fail_step "$name" "building the guest failed" "$verdict"
 		continue
 	fi
 	/usr/bin/python3 "$here/ktest.py" boot --name "$name" \
 		--kernel "$kdir/arch/x86/boot/bzImage" \
 		--initrd "$out/$name/initramfs.cpio.gz" --outdir "$out/$name" \
-		--timeout "${CHECK_TIMEOUT:-900}" ${KVM:+--kvm}
+		--timeout "${CHECK_TIMEOUT:-900}" ${KVM:+--kvm} \
+		--append "harness.tests=$tests"
 done
 
 echo "check: summary"

@@ -1,20 +1,24 @@
 #!/bin/bash
 # Pack the guest: busybox-static, our /init, and test programs.
-#   initramfs.sh OUT.cpio.gz [TESTDIR]
+#   initramfs.sh OUT.cpio.gz [TESTDIR [KERNEL_OUT]]
 # TESTDIR (from selftests.sh) becomes /tests; its run-list says what to run.
+# Modules built in KERNEL_OUT go to /lib/modules (flat, by file name).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-out=$1 tests=${2:-}
+out=$1 tests=${2:-} kout=${3:-}
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 
-mkdir -p "$stage"/{bin,dev,proc,sys,tmp,tests}
+mkdir -p "$stage"/{bin,dev,proc,sys,tmp,tests,lib/modules}
 cp /bin/busybox "$stage/bin/busybox"
 file -L "$stage/bin/busybox" | grep -q 'statically linked' ||
 	{ echo "initramfs: /bin/busybox is not static (install busybox-static)" >&2; exit 1; }
 install -m 0755 "$here/guest/init" "$stage/init"
 if [ -n "$tests" ] && [ -d "$tests" ]; then
 	cp -a "$tests"/. "$stage/tests/"
+fi
+if [ -n "$kout" ]; then
+	find "$kout" -name '*.ko' -exec cp {} "$stage/lib/modules/" \;
 fi
 mkdir -p "$(dirname "$out")"
 (cd "$stage" && find . -print0 | LC_ALL=C sort -z |

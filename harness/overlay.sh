@@ -176,8 +176,8 @@ cmd_export() {
 
 case ${1:-} in
 tree)	shift; [ $# -ge 4 ] || die "usage: overlay.sh tree TARBALL LABEL REPO TREE [force]"
-	cmd_tree "$@" ;;
+	cmd_tree "$1" "$2" "$(cd "$3" && pwd)" "$4" "${5:-}" ;;
 export)	shift; [ $# -eq 2 ] || die "usage: overlay.sh export REPO TREE"
-	cmd_export "$@" ;;
+	cmd_export "$(cd "$1" && pwd)" "$2" ;;
 *)	die "usage: overlay.sh tree|export ..." ;;
 esac

@@ -263,6 +263,13 @@ class Overlay(unittest.TestCase):
     def test_round_trip(self):
         self.sh('tree', self.tarball, 'x 1', self.repo, self.tree)
         self.assertEqual(self.read(self.tree, 'lib', 'new.c'), 'new\n')
+        with open(os.path.join(self.repo, 'lib', 'new.c'), 'a') as f:
+            f.write('more\n')
+        # The repo may be given relative to the current directory.
+        subprocess.run([os.path.join(HERE, 'overlay.sh'), 'tree',
+                        self.tarball, 'x 1', 'repo', self.tree],
+                       cwd=self.tmp.name, check=True, capture_output=True)
+        self.assertEqual(self.read(self.tree, 'lib', 'new.c'), 'new\nmore\n')
         self.assertEqual(self.read(self.tree, 'Makefile'), 'all:\n')
         with open(os.path.join(self.tree, 'mm', 'slub.c'), 'w') as f:
             f.write('one\nTWO\nthree\n')
