@@ -13,13 +13,15 @@ PY     := /usr/bin/python3
 TEST_FRAGS     := configs/guest.config,configs/test.config
 KERNEL_test    := tinyconfig:$(TEST_FRAGS),configs/profiling.config,configs/profiling-test.config
 KERNEL_nonprof := tinyconfig:$(TEST_FRAGS)
+KERNEL_debug   := tinyconfig:$(TEST_FRAGS),configs/profiling.config,configs/profiling-test.config,configs/debug.config
 KERNEL_run     := x86_64_defconfig:kernel:kvm_guest.config,configs/guest.config,configs/run.config,configs/profiling.config
 
 # The kernels `make check` builds and boots, in this order, and the
 # kselftests each one runs (collection:program,...).
-CHECK_KERNELS := test nonprof
+CHECK_KERNELS := test nonprof debug
 TESTS_test    := alloc_tag:allocinfo_test
 TESTS_nonprof := alloc_tag:noprof_test
+TESTS_debug   := alloc_tag:allocinfo_test
 
 .PHONY: all deps tree export check run shell clean kernel-% help
 

@@ -1,0 +1,185 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Allocation tags: per-callsite counters of the memory an allocation call
+ * site holds right now. An allocator entry point foo() is a macro,
+ * alloc_hooks(foo_noprof(...)), which defines a static tag at the call
+ * site and makes it current->alloc_tag for the duration of the call; the
+ * allocator charges it and remembers it (page_ext, ...) so the free path
+ * can uncharge it. See lib/alloc_tag.c.
+ */
+#ifndef _LINUX_ALLOC_TAG_H
+#define _LINUX_ALLOC_TAG_H
+
+#include <linux/bug.h>
+#include <linux/codetag.h>
+#include <linux/container_of.h>
+#include <linux/jump_label.h>
+#include <linux/percpu.h>
+
+struct alloc_tag_counters {
+	u64 bytes;
+	u64 calls;
+};
+
+/* A call site; lives in the "alloc_tags" section of vmlinux or a module. */
+struct alloc_tag {
+	struct codetag ct;
+	struct alloc_tag_counters __percpu *counters;
+} __aligned(8);
+
+#ifdef CONFIG_MEM_ALLOC_PROFILING
+
+/* Marks an object deliberately left untagged (DEBUG only checks it). */
+#define CODETAG_EMPTY	((struct codetag *)1)
+
+static inline bool is_codetag_empty(union codetag_ref *ref)
+{
+	return ref->ct == CODETAG_EMPTY;
+}
+
+static inline struct alloc_tag *ct_to_alloc_tag(struct codetag *ct)
+{
+	return container_of(ct, struct alloc_tag, ct);
+}
+
+#ifdef MODULE
+/* Module tags get their counters when the module is loaded. */
+#define DEFINE_ALLOC_TAG(_alloc_tag)					\
+	static struct alloc_tag _alloc_tag __used __aligned(8)		\
+	__section("alloc_tags") = { .ct = CODE_TAG_INIT }
+#else
+#define DEFINE_ALLOC_TAG(_alloc_tag)					\
+	static DEFINE_PER_CPU(struct alloc_tag_counters, _alloc_tag##_cntr); \
+	static struct alloc_tag _alloc_tag __used __aligned(8)		\
+	__section("alloc_tags") = {					\
+		.ct = CODE_TAG_INIT,					\
+		.counters = &_alloc_tag##_cntr }
+#endif
+
+DECLARE_STATIC_KEY_MAYBE(CONFIG_MEM_ALLOC_PROFILING_ENABLED_BY_DEFAULT,
+			 mem_alloc_profiling_key);
+DECLARE_STATIC_KEY_MAYBE(CONFIG_MEM_ALLOC_PROFILING_ENABLED_BY_DEFAULT,
+			 mem_alloc_tags_in_use_key);
+
+/* New allocations are charged to their call site. */
+static inline bool mem_alloc_profiling_enabled(void)
+{
+	return static_branch_maybe(CONFIG_MEM_ALLOC_PROFILING_ENABLED_BY_DEFAULT,
+				   &mem_alloc_profiling_key);
+}
+
+/*
+ * Some live memory may carry a tag: profiling was on at some point since
+ * boot. Frees keep uncharging after profiling is switched off, so that
+ * the counters stay exact across toggles; when profiling was never on,
+ * frees cost nothing.
+ */
+static inline bool mem_alloc_tags_in_use(void)
+{
+	return static_branch_maybe(CONFIG_MEM_ALLOC_PROFILING_ENABLED_BY_DEFAULT,
+				   &mem_alloc_tags_in_use_key);
+}
+
+struct alloc_tag_counters alloc_tag_read(struct alloc_tag *tag);
+struct alloc_tag *alloc_tag_find(const char *filename, unsigned int lineno);
+int mem_alloc_profiling_set(bool enable);
+
+#ifdef CONFIG_MEM_ALLOC_PROFILING_DEBUG
+static inline void alloc_tag_add_check(union codetag_ref *ref,
+				       struct alloc_tag *tag)
+{
+	WARN_ONCE(ref && ref->ct && !is_codetag_empty(ref),
+		  "alloc_tag was not cleared (got tag for %s:%u)\n",
+		  ref->ct->filename, ref->ct->lineno);
+	WARN_ONCE(!tag, "current->alloc_tag not set\n");
+}
+
+static inline void alloc_tag_sub_check(union codetag_ref *ref)
+{
+	WARN_ONCE(ref && !ref->ct, "alloc_tag was not set\n");
+}
+#else
+static inline void alloc_tag_add_check(union codetag_ref *ref,
+				       struct alloc_tag *tag) {}
+static inline void alloc_tag_sub_check(union codetag_ref *ref) {}
+#endif
+
+/* Charge @bytes and one call to @tag and remember it in @ref. */
+static inline void alloc_tag_add(union codetag_ref *ref,
+				 struct alloc_tag *tag, size_t bytes)
+{
+	alloc_tag_add_check(ref, tag);
+	if (!tag) {
+		ref->ct = NULL;
+		return;
+	}
+	ref->ct = &tag->ct;
+	this_cpu_add(tag->counters->bytes, bytes);
+	this_cpu_inc(tag->counters->calls);
+}
+
+/* Uncharge what @ref was charged with, and forget it. */
+static inline void alloc_tag_sub(union codetag_ref *ref, size_t bytes)
+{
+	struct alloc_tag *tag;
+
+	alloc_tag_sub_check(ref);
+	if (!ref->ct || is_codetag_empty(ref)) {
+		ref->ct = NULL;
+		return;
+	}
+	tag = ct_to_alloc_tag(ref->ct);
+	this_cpu_sub(tag->counters->bytes, bytes);
+	this_cpu_dec(tag->counters->calls);
+	ref->ct = NULL;
+}
+
+/*
+ * current->alloc_tag is only written while profiling is enabled. The
+ * task_struct is only needed where the macros below are expanded.
+ */
+#define alloc_tag_save(_tag)						\
+({									\
+	struct alloc_tag *_old_tag = current->alloc_tag;		\
+	current->alloc_tag = (_tag);					\
+	_old_tag;							\
+})
+
+#define alloc_tag_restore(_tag, _old)					\
+do {									\
+	WARN_ON_ONCE(IS_ENABLED(CONFIG_MEM_ALLOC_PROFILING_DEBUG) &&	\
+		     current->alloc_tag != (_tag));			\
+	current->alloc_tag = (_old);					\
+} while (0)
+
+#define alloc_hooks_tag(_tag, _do_alloc)				\
+({									\
+	struct alloc_tag *_this_tag = (_tag);				\
+	struct alloc_tag * __maybe_unused _saved_tag = NULL;		\
+	bool _tagged = mem_alloc_profiling_enabled();			\
+	typeof(_do_alloc) _res;						\
+									\
+	if (_tagged)							\
+		_saved_tag = alloc_tag_save(_this_tag);			\
+	_res = _do_alloc;						\
+	if (_tagged)							\
+		alloc_tag_restore(_this_tag, _saved_tag);		\
+	_res;								\
+})
+
+#define alloc_hooks(_do_alloc)						\
+({									\
+	DEFINE_ALLOC_TAG(_alloc_tag);					\
+	alloc_hooks_tag(&_alloc_tag, _do_alloc);			\
+})
+
+#else /* CONFIG_MEM_ALLOC_PROFILING */
+
+#define DEFINE_ALLOC_TAG(_alloc_tag)
+static inline bool mem_alloc_profiling_enabled(void) { return false; }
+static inline bool mem_alloc_tags_in_use(void) { return false; }
+#define alloc_hooks(_do_alloc) _do_alloc
+
+#endif /* CONFIG_MEM_ALLOC_PROFILING */
+
+#endif /* _LINUX_ALLOC_TAG_H */

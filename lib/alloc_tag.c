@@ -1,0 +1,470 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Memory allocation profiling: the "alloc_tags" code tag type, the
+ * vm.mem_profiling switch and /proc/allocinfo.
+ */
+#include <linux/alloc_tag.h>
+#include <linux/codetag.h>
+#include <linux/init.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/page_ext.h>
+#include <linux/pgalloc_tag.h>
+#include <linux/proc_fs.h>
+#include <linux/sched.h>
+#include <linux/seq_file.h>
+#include <linux/string.h>
+#include <linux/sysctl.h>
+
+static struct codetag_type *alloc_tag_cttype;
+
+/* Exported: modules expand the allocation macros too. */
+#ifdef CONFIG_MEM_ALLOC_PROFILING_ENABLED_BY_DEFAULT
+DEFINE_STATIC_KEY_TRUE(mem_alloc_profiling_key);
+#else
+DEFINE_STATIC_KEY_FALSE(mem_alloc_profiling_key);
+#endif
+EXPORT_SYMBOL(mem_alloc_profiling_key);
+
+#ifdef CONFIG_MEM_ALLOC_PROFILING_ENABLED_BY_DEFAULT
+DEFINE_STATIC_KEY_TRUE(mem_alloc_tags_in_use_key);
+#else
+DEFINE_STATIC_KEY_FALSE(mem_alloc_tags_in_use_key);
+#endif
+EXPORT_SYMBOL(mem_alloc_tags_in_use_key);
+
+/* False after sysctl.vm.mem_profiling=never, or if setup failed. */
+static bool mem_profiling_support __ro_after_init = true;
+static DEFINE_MUTEX(mem_profiling_lock);
+
+/**
+ * alloc_tag_read - sum a tag's per-cpu counters
+ * @tag: the tag
+ *
+ * Return: the bytes and calls the call site holds right now.
+ */
+struct alloc_tag_counters alloc_tag_read(struct alloc_tag *tag)
+{
+	struct alloc_tag_counters v = { 0, 0 };
+	struct alloc_tag_counters *c;
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		c = per_cpu_ptr(tag->counters, cpu);
+		v.bytes += c->bytes;
+		v.calls += c->calls;
+	}
+	return v;
+}
+
+/**
+ * alloc_tag_find - look up the tag of a call site
+ * @filename: the file, as __FILE__ spells it
+ * @lineno: the line
+ *
+ * For tests. The tag list lock is not held on return: the caller must
+ * know that the tag cannot go away (it is in vmlinux or in the caller's
+ * own module).
+ *
+ * Return: the tag, or NULL.
+ */
+struct alloc_tag *alloc_tag_find(const char *filename, unsigned int lineno)
+{
+	struct codetag_iterator iter;
+	struct codetag *ct, *found = NULL;
+
+	if (!alloc_tag_cttype)
+		return NULL;
+	codetag_lock_module_list(alloc_tag_cttype, true);
+	iter = codetag_get_ct_iter(alloc_tag_cttype);
+	while ((ct = codetag_next_ct(&iter))) {
+		if (ct->lineno == lineno && !strcmp(ct->filename, filename)) {
+			found = ct;
+			break;
+		}
+	}
+	codetag_lock_module_list(alloc_tag_cttype, false);
+	return found ? ct_to_alloc_tag(found) : NULL;
+}
+EXPORT_SYMBOL_GPL(alloc_tag_find);
+
+/**
+ * mem_alloc_profiling_set - switch profiling of new allocations on or off
+ * @enable: the new state
+ *
+ * Memory charged while profiling was on is still uncharged when it is
+ * freed after profiling was switched off.
+ *
+ * Return: 0; -EOPNOTSUPP when profiling is unavailable (booted with
+ * sysctl.vm.mem_profiling=never) and @enable is set; -EPERM with
+ * CONFIG_MEM_ALLOC_PROFILING_DEBUG, which pins the boot-time state.
+ */
+int mem_alloc_profiling_set(bool enable)
+{
+	if (IS_ENABLED(CONFIG_MEM_ALLOC_PROFILING_DEBUG))
+		return -EPERM;
+	if (!mem_profiling_support)
+		return enable ? -EOPNOTSUPP : 0;
+	mutex_lock(&mem_profiling_lock);
+	if (enable) {
+		/* Frees must uncharge before the first charge can happen. */
+		static_branch_enable(&mem_alloc_tags_in_use_key);
+		static_branch_enable(&mem_alloc_profiling_key);
+	} else {
+		static_branch_disable(&mem_alloc_profiling_key);
+	}
+	mutex_unlock(&mem_profiling_lock);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(mem_alloc_profiling_set);
+
+/*
+ * sysctl.vm.mem_profiling={0|1|never} on the command line. Parsed early so
+ * that "never" is known before page_ext sizes itself; the generic sysctl
+ * boot code later writes the same value to the sysctl, which accepts it.
+ */
+static int __init setup_early_mem_profiling(char *str)
+{
+	bool enable;
+
+	if (str && !strcmp(str, "never")) {
+		mem_profiling_support = false;
+		enable = false;
+	} else if (str && (!strcmp(str, "0") || !strcmp(str, "1"))) {
+		enable = str[0] == '1';
+	} else {
+		pr_err("sysctl.vm.mem_profiling=%s: expected 0, 1 or never; keeping the default (%d)\n",
+		       str ?: "", mem_alloc_profiling_enabled());
+		return 0;
+	}
+	/* No allocation can have been charged this early. */
+	if (enable) {
+		static_branch_enable(&mem_alloc_tags_in_use_key);
+		static_branch_enable(&mem_alloc_profiling_key);
+	} else {
+		static_branch_disable(&mem_alloc_profiling_key);
+		static_branch_disable(&mem_alloc_tags_in_use_key);
+	}
+	return 0;
+}
+early_param("sysctl.vm.mem_profiling", setup_early_mem_profiling);
+
+static int mem_profiling_sysctl(struct ctl_table *table, int write,
+				void *buffer, size_t *lenp, loff_t *ppos)
+{
+	char value[8];
+	size_t len = *lenp;
+
+	if (!write) {
+		int enabled = mem_alloc_profiling_enabled();
+		struct ctl_table t = {
+			.data = &enabled,
+			.maxlen = sizeof(enabled),
+		};
+
+		return proc_dointvec(&t, 0, buffer, lenp, ppos);
+	}
+
+	/* One whole value: "0" or "1", optionally with a newline. */
+	if (*ppos)
+		return -EINVAL;
+	if (len && ((char *)buffer)[len - 1] == '\n')
+		len--;
+	if (!len || len >= sizeof(value))
+		return -EINVAL;
+	memcpy(value, buffer, len);
+	value[len] = '\0';
+
+	if (!strcmp(value, "never")) {
+		/* Only the boot-time replay of the command line. */
+		if (mem_profiling_support || system_state == SYSTEM_RUNNING)
+			return -EINVAL;
+	} else if (!strcmp(value, "0") || !strcmp(value, "1")) {
+		int err = mem_alloc_profiling_set(value[0] == '1');
+
+		if (err)
+			return err;
+	} else {
+		return -EINVAL;
+	}
+	*ppos += *lenp;
+	return 0;
+}
+
+static struct ctl_table mem_profiling_sysctls[] = {
+	{
+		.procname	= "mem_profiling",
+		.data		= NULL,
+		.maxlen		= sizeof(int),
+#ifdef CONFIG_MEM_ALLOC_PROFILING_DEBUG
+		.mode		= 0444,
+#else
+		.mode		= 0644,
+#endif
+		.proc_handler	= mem_profiling_sysctl,
+	},
+	{ }
+};
+
+static void *allocinfo_start(struct seq_file *m, loff_t *pos)
+{
+	struct codetag_iterator *iter = m->private;
+	loff_t skip = *pos;
+
+	codetag_lock_module_list(alloc_tag_cttype, true);
+	*iter = codetag_get_ct_iter(alloc_tag_cttype);
+	if (!skip)
+		return SEQ_START_TOKEN;
+	while (skip--)
+		if (!codetag_next_ct(iter))
+			return NULL;
+	return iter;
+}
+
+static void *allocinfo_next(struct seq_file *m, void *v, loff_t *pos)
+{
+	struct codetag_iterator *iter = m->private;
+
+	++*pos;
+	return codetag_next_ct(iter) ? iter : NULL;
+}
+
+static void allocinfo_stop(struct seq_file *m, void *v)
+{
+	codetag_lock_module_list(alloc_tag_cttype, false);
+}
+
+static int allocinfo_show(struct seq_file *m, void *v)
+{
+	struct codetag_iterator *iter = v;
+	struct alloc_tag_counters counter;
+
+	if (v == SEQ_START_TOKEN) {
+		seq_puts(m, "allocinfo - version: 1.0\n");
+		seq_puts(m, "#     <size>  <calls> <tag info>\n");
+		return 0;
+	}
+	counter = alloc_tag_read(ct_to_alloc_tag(iter->ct));
+	seq_printf(m, "%12lli %8llu ", (s64)counter.bytes, counter.calls);
+	codetag_to_text(m, iter->ct);
+	seq_putc(m, '\n');
+	return 0;
+}
+
+static const struct seq_operations allocinfo_seq_op = {
+	.start	= allocinfo_start,
+	.next	= allocinfo_next,
+	.stop	= allocinfo_stop,
+	.show	= allocinfo_show,
+};
+
+#ifdef CONFIG_MODULES
+/* Module tags count in a per-cpu array allocated for the module. */
+static int alloc_tag_module_load(struct codetag_type *cttype,
+				 struct codetag_module *cmod)
+{
+	struct alloc_tag *start = (struct alloc_tag *)cmod->start;
+	struct alloc_tag *stop = (struct alloc_tag *)cmod->stop;
+	struct alloc_tag_counters __percpu *counters;
+	struct alloc_tag *tag;
+
+	counters = __alloc_percpu((stop - start) * sizeof(*counters),
+				  __alignof__(*counters));
+	if (!counters)
+		return -ENOMEM;
+	for (tag = start; tag < stop; tag++)
+		tag->counters = counters + (tag - start);
+	cmod->data = (void __force *)counters;
+	return 0;
+}
+
+/* Keep the tags (and so the module's memory) while they hold memory. */
+static bool alloc_tag_module_unload(struct codetag_type *cttype,
+				    struct codetag_module *cmod)
+{
+	struct alloc_tag *start = (struct alloc_tag *)cmod->start;
+	struct alloc_tag *stop = (struct alloc_tag *)cmod->stop;
+	struct alloc_tag_counters counter;
+	struct alloc_tag *tag;
+	bool live = false;
+
+	for (tag = start; tag < stop; tag++) {
+		counter = alloc_tag_read(tag);
+		if (counter.bytes || counter.calls) {
+			pr_warn("%s unloaded with %llu bytes still allocated at %s:%u\n",
+				tag->ct.modname, counter.bytes,
+				tag->ct.filename, tag->ct.lineno);
+			live = true;
+		}
+	}
+	if (live)
+		return false;
+	free_percpu((void __percpu __force *)cmod->data);
+	return true;
+}
+#endif
+
+static int __init alloc_tag_init(void)
+{
+	const struct codetag_type_desc desc = {
+		.section	= "alloc_tags",
+		.tag_size	= sizeof(struct alloc_tag),
+#ifdef CONFIG_MODULES
+		.module_load	= alloc_tag_module_load,
+		.module_unload	= alloc_tag_module_unload,
+#endif
+	};
+	struct codetag_type *cttype;
+
+	cttype = codetag_register_type(&desc);
+	if (IS_ERR(cttype)) {
+		pr_err("allocation profiling unavailable: %ld\n",
+		       PTR_ERR(cttype));
+		mem_profiling_support = false;
+		static_branch_disable(&mem_alloc_profiling_key);
+		return PTR_ERR(cttype);
+	}
+	alloc_tag_cttype = cttype;
+	register_sysctl_init("vm", mem_profiling_sysctls);
+	if (!proc_create_seq_private("allocinfo", 0400, NULL, &allocinfo_seq_op,
+				     sizeof(struct codetag_iterator), NULL))
+		pr_err("failed to create /proc/allocinfo\n");
+	return 0;
+}
+module_init(alloc_tag_init);
+
+static bool need_page_alloc_tagging(void)
+{
+	return mem_profiling_support;
+}
+
+#ifdef CONFIG_MEM_ALLOC_PROFILING_DEBUG
+/*
+ * Pages allocated before page_ext existed carry no tag; mark them so that
+ * freeing them does not warn. Without the zone lock a free block can be
+ * misread: then free pages get marked too, which is harmless, as the mark
+ * is overwritten when they are allocated.
+ */
+static void __init init_page_alloc_tagging(void)
+{
+	unsigned long pfn, order, marked = 0;
+	union codetag_ref *ref;
+	struct zone *zone;
+
+	for_each_populated_zone(zone) {
+		for (pfn = zone->zone_start_pfn; pfn < zone_end_pfn(zone); pfn++) {
+			struct page *page;
+
+			if (!pfn_valid(pfn))
+				continue;
+			page = pfn_to_page(pfn);
+			if (page_zone(page) != zone)
+				continue;
+			if (PageBuddy(page)) {
+				/* A free block: its order is in ->private. */
+				order = READ_ONCE(page->private);
+				if (order < MAX_ORDER)
+					pfn += (1UL << order) - 1;
+				continue;
+			}
+			ref = get_page_tag_ref(page);
+			if (!ref)
+				continue;
+			if (!cmpxchg(&ref->ct, NULL, CODETAG_EMPTY))
+				marked++;
+			put_page_tag_ref(ref);
+			if (!(pfn % 4096))
+				cond_resched();
+		}
+	}
+	pr_info("allocation profiling: %lu pages in use before page_ext marked untagged\n",
+		marked);
+}
+#else
+static void __init init_page_alloc_tagging(void) {}
+#endif
+
+struct page_ext_operations page_alloc_tagging_ops = {
+	.size = sizeof(union codetag_ref),
+	.need = need_page_alloc_tagging,
+	.init = init_page_alloc_tagging,
+};
+EXPORT_SYMBOL(page_alloc_tagging_ops);
+
+/**
+ * pgalloc_tag_split - a tagged high-order page became @nr order-0 pages
+ * @page: the first page, which carries the tag
+ * @nr: number of pages
+ *
+ * Each page now carries the tag and is freed on its own, so each counts
+ * as one call; the bytes do not change.
+ */
+void pgalloc_tag_split(struct page *page, unsigned int nr)
+{
+	struct page_ext *first, *page_ext;
+	union codetag_ref *ref;
+	struct codetag *ct;
+	unsigned int i;
+
+	if (!mem_alloc_tags_in_use())
+		return;
+	first = page_ext_get(page);
+	if (!first)
+		return;
+	ct = codetag_ref_from_page_ext(first)->ct;
+	page_ext = first;
+	for (i = 1; i < nr; i++) {
+		page_ext = page_ext_next(page_ext);
+		ref = codetag_ref_from_page_ext(page_ext);
+		/* Untagged (or DEBUG-empty) pages stay so. */
+		ref->ct = ct;
+		if (ct && ct != CODETAG_EMPTY)
+			this_cpu_inc(ct_to_alloc_tag(ct)->counters->calls);
+	}
+	page_ext_put(first);
+}
+
+/**
+ * pgalloc_tag_swap - migration: @new takes over @old's charge
+ * @new: the page the contents moved to
+ * @old: the page about to be freed
+ *
+ * The original call site stays charged; freeing @old uncharges whatever
+ * allocated @new.
+ */
+void pgalloc_tag_swap(struct page *new, struct page *old)
+{
+	union codetag_ref *ref_new, *ref_old;
+	struct codetag *ct;
+
+	if (!mem_alloc_tags_in_use())
+		return;
+	ref_old = get_page_tag_ref(old);
+	if (!ref_old)
+		return;
+	ref_new = get_page_tag_ref(new);
+	if (ref_new) {
+		ct = ref_old->ct;
+		ref_old->ct = ref_new->ct;
+		ref_new->ct = ct;
+		put_page_tag_ref(ref_new);
+	}
+	put_page_tag_ref(ref_old);
+}
+
+/* A page enters the allocator without ever having been allocated. */
+void pgalloc_tag_mark_empty(struct page *page)
+{
+	union codetag_ref *ref;
+
+	if (!IS_ENABLED(CONFIG_MEM_ALLOC_PROFILING_DEBUG) ||
+	    !mem_alloc_tags_in_use())
+		return;
+	ref = get_page_tag_ref(page);
+	if (ref) {
+		if (!ref->ct)
+			ref->ct = CODETAG_EMPTY;
+		put_page_tag_ref(ref);
+	}
+}

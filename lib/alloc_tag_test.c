@@ -1,0 +1,349 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * KUnit tests for page allocation profiling: every page allocator entry
+ * point charges the line that called it, with exact bytes and calls, and
+ * every way of freeing the memory uncharges exactly that.
+ *
+ * Each allocation is made on a line of its own, which records __LINE__ on
+ * the same line; the test then finds that line's tag.
+ */
+#include <kunit/test.h>
+#include <linux/alloc_tag.h>
+#include <linux/gfp.h>
+#include <linux/list.h>
+#include <linux/mm.h>
+#include <linux/sched.h>
+
+#define PAGE	((u64)PAGE_SIZE)
+
+static struct alloc_tag *tag_at(struct kunit *test, unsigned int line)
+{
+	struct alloc_tag *tag = alloc_tag_find(__FILE__, line);
+
+	KUNIT_ASSERT_NOT_NULL_MSG(test, tag, "no tag for %s:%u", __FILE__, line);
+	return tag;
+}
+
+static void expect_charged(struct kunit *test, struct alloc_tag *tag,
+			   u64 bytes, u64 calls)
+{
+	struct alloc_tag_counters c = alloc_tag_read(tag);
+
+	KUNIT_EXPECT_EQ_MSG(test, c.bytes, bytes, "bytes at %s:%u",
+			    tag->ct.filename, tag->ct.lineno);
+	KUNIT_EXPECT_EQ_MSG(test, c.calls, calls, "calls at %s:%u",
+			    tag->ct.filename, tag->ct.lineno);
+}
+
+static int alloc_tag_test_init(struct kunit *test)
+{
+	if (!mem_alloc_profiling_enabled())
+		kunit_skip(test, "memory allocation profiling is disabled");
+	return 0;
+}
+
+static void test_alloc_pages(struct kunit *test)
+{
+	struct page *page, *page0;
+	struct alloc_tag *tag, *tag0;
+	unsigned int line, line0;
+
+	page = alloc_pages(GFP_KERNEL, 3); line = __LINE__;
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	page0 = alloc_page(GFP_KERNEL); line0 = __LINE__;
+	KUNIT_ASSERT_NOT_NULL(test, page0);
+	tag = tag_at(test, line);
+	tag0 = tag_at(test, line0);
+	expect_charged(test, tag, 8 * PAGE, 1);
+	expect_charged(test, tag0, PAGE, 1);
+	__free_pages(page, 3);
+	expect_charged(test, tag, 0, 0);
+	__free_page(page0);
+	expect_charged(test, tag0, 0, 0);
+}
+
+static void test_alloc_pages_node(struct kunit *test)
+{
+	struct page *a, *b, *c;
+	unsigned int la, lb, lc;
+
+	a = alloc_pages_node(NUMA_NO_NODE, GFP_KERNEL, 1); la = __LINE__;
+	b = __alloc_pages_node(numa_mem_id(), GFP_KERNEL, 0); lb = __LINE__;
+	c = __alloc_pages(GFP_KERNEL, 2, numa_mem_id(), NULL); lc = __LINE__;
+	KUNIT_ASSERT_TRUE(test, a && b && c);
+	expect_charged(test, tag_at(test, la), 2 * PAGE, 1);
+	expect_charged(test, tag_at(test, lb), PAGE, 1);
+	expect_charged(test, tag_at(test, lc), 4 * PAGE, 1);
+	__free_pages(a, 1);
+	__free_pages(b, 0);
+	__free_pages(c, 2);
+	expect_charged(test, tag_at(test, la), 0, 0);
+	expect_charged(test, tag_at(test, lb), 0, 0);
+	expect_charged(test, tag_at(test, lc), 0, 0);
+}
+
+static void test_folio_alloc(struct kunit *test)
+{
+	struct folio *a, *b, *c, *d;
+	struct page *e;
+	unsigned int la, lb, lc, ld, le;
+
+	a = folio_alloc(GFP_KERNEL, 2); la = __LINE__;
+	b = __folio_alloc(GFP_KERNEL, 1, numa_mem_id(), NULL); lb = __LINE__;
+	c = __folio_alloc_node(GFP_KERNEL, 0, numa_mem_id()); lc = __LINE__;
+	d = vma_alloc_folio(GFP_KERNEL, 2, NULL, 0, false); ld = __LINE__;
+	e = alloc_page_vma(GFP_KERNEL, NULL, 0); le = __LINE__;
+	KUNIT_ASSERT_TRUE(test, a && b && c && d && e);
+	expect_charged(test, tag_at(test, la), 4 * PAGE, 1);
+	expect_charged(test, tag_at(test, lb), 2 * PAGE, 1);
+	expect_charged(test, tag_at(test, lc), PAGE, 1);
+	expect_charged(test, tag_at(test, ld), 4 * PAGE, 1);
+	expect_charged(test, tag_at(test, le), PAGE, 1);
+	folio_put(a);
+	folio_put(b);
+	folio_put(c);
+	folio_put(d);
+	put_page(e);
+	expect_charged(test, tag_at(test, la), 0, 0);
+	expect_charged(test, tag_at(test, lb), 0, 0);
+	expect_charged(test, tag_at(test, lc), 0, 0);
+	expect_charged(test, tag_at(test, ld), 0, 0);
+	expect_charged(test, tag_at(test, le), 0, 0);
+}
+
+static void test_get_free_pages(struct kunit *test)
+{
+	unsigned long a, b, c;
+	unsigned int la, lb, lc;
+
+	a = __get_free_pages(GFP_KERNEL, 2); la = __LINE__;
+	b = __get_free_page(GFP_KERNEL); lb = __LINE__;
+	c = get_zeroed_page(GFP_KERNEL); lc = __LINE__;
+	KUNIT_ASSERT_TRUE(test, a && b && c);
+	expect_charged(test, tag_at(test, la), 4 * PAGE, 1);
+	expect_charged(test, tag_at(test, lb), PAGE, 1);
+	expect_charged(test, tag_at(test, lc), PAGE, 1);
+	KUNIT_EXPECT_TRUE(test, !memchr_inv((void *)c, 0, PAGE_SIZE));
+	free_pages(a, 2);
+	free_page(b);
+	free_page(c);
+	expect_charged(test, tag_at(test, la), 0, 0);
+	expect_charged(test, tag_at(test, lb), 0, 0);
+	expect_charged(test, tag_at(test, lc), 0, 0);
+}
+
+/* alloc_pages_exact_nid() is __meminit; KUnit runs before init is freed. */
+static noinline void *__ref exact_nid(size_t size, unsigned int *line)
+{
+	void *p = alloc_pages_exact_nid(numa_mem_id(), size, GFP_KERNEL); *line = __LINE__;
+
+	return p;
+}
+
+static void test_alloc_pages_exact(struct kunit *test)
+{
+	struct alloc_tag *tag;
+	unsigned int line;
+	void *p;
+
+	/* Five pages come from an order-3 block; three are given back. */
+	p = alloc_pages_exact(5 * PAGE_SIZE - 100, GFP_KERNEL); line = __LINE__;
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	tag = tag_at(test, line);
+	/* Once split, each page is freed on its own and counts as a call. */
+	expect_charged(test, tag, 5 * PAGE, 5);
+	free_pages_exact(p, 5 * PAGE_SIZE - 100);
+	expect_charged(test, tag, 0, 0);
+
+	p = exact_nid(3 * PAGE_SIZE, &line);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	tag = tag_at(test, line);
+	expect_charged(test, tag, 3 * PAGE, 3);
+	free_pages_exact(p, 3 * PAGE_SIZE);
+	expect_charged(test, tag, 0, 0);
+}
+
+static void test_bulk(struct kunit *test)
+{
+	struct page *array[6] = {}, *page, *tmp;
+	unsigned long got_a, got_b, got_c, got_d;
+	unsigned int la, lb, lc, ld, i;
+	LIST_HEAD(list);
+
+	got_a = alloc_pages_bulk_array(GFP_KERNEL, 3, array); la = __LINE__;
+	got_b = alloc_pages_bulk_array_node(GFP_KERNEL, NUMA_NO_NODE, 5, array); lb = __LINE__;
+	got_c = alloc_pages_bulk_list(GFP_KERNEL, 4, &list); lc = __LINE__;
+	got_d = __alloc_pages_bulk(GFP_KERNEL, numa_mem_id(), NULL, 6, NULL, array); ld = __LINE__;
+	/* Array slots already filled are kept; the total is returned. */
+	KUNIT_ASSERT_EQ(test, got_a, 3UL);
+	KUNIT_ASSERT_EQ(test, got_b, 5UL);
+	KUNIT_ASSERT_EQ(test, got_c, 4UL);
+	KUNIT_ASSERT_EQ(test, got_d, 6UL);
+	expect_charged(test, tag_at(test, la), 3 * PAGE, 3);
+	expect_charged(test, tag_at(test, lb), 2 * PAGE, 2);
+	expect_charged(test, tag_at(test, lc), 4 * PAGE, 4);
+	expect_charged(test, tag_at(test, ld), PAGE, 1);
+	for (i = 0; i < ARRAY_SIZE(array); i++)
+		__free_page(array[i]);
+	list_for_each_entry_safe(page, tmp, &list, lru) {
+		list_del(&page->lru);
+		__free_page(page);
+	}
+	expect_charged(test, tag_at(test, la), 0, 0);
+	expect_charged(test, tag_at(test, lb), 0, 0);
+	expect_charged(test, tag_at(test, lc), 0, 0);
+	expect_charged(test, tag_at(test, ld), 0, 0);
+
+#ifdef CONFIG_NUMA
+	memset(array, 0, sizeof(array));
+	got_a = alloc_pages_bulk_array_mempolicy(GFP_KERNEL, 2, array); la = __LINE__;
+	KUNIT_ASSERT_EQ(test, got_a, 2UL);
+	expect_charged(test, tag_at(test, la), 2 * PAGE, 2);
+	__free_page(array[0]);
+	__free_page(array[1]);
+	expect_charged(test, tag_at(test, la), 0, 0);
+#endif
+}
+
+static void test_split_page(struct kunit *test)
+{
+	struct alloc_tag *tag;
+	struct page *page;
+	unsigned int line, i;
+
+	page = alloc_pages(GFP_KERNEL, 2); line = __LINE__;
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	tag = tag_at(test, line);
+	expect_charged(test, tag, 4 * PAGE, 1);
+	split_page(page, 2);
+	expect_charged(test, tag, 4 * PAGE, 4);
+	for (i = 0; i < 4; i++) {
+		__free_page(page + i);
+		expect_charged(test, tag, (3 - i) * PAGE, 3 - i);
+	}
+}
+
+/* Someone holds a reference on the first page of a non-compound block. */
+static void test_free_pages_with_extra_ref(struct kunit *test)
+{
+	struct alloc_tag *tag;
+	struct page *page;
+	unsigned int line;
+
+	page = alloc_pages(GFP_KERNEL, 3); line = __LINE__;
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	tag = tag_at(test, line);
+	get_page(page);
+	/* Frees pages 1..7; page 0 stays, still one call. */
+	__free_pages(page, 3);
+	expect_charged(test, tag, PAGE, 1);
+	put_page(page);
+	expect_charged(test, tag, 0, 0);
+}
+
+#ifdef CONFIG_CONTIG_ALLOC
+static void test_alloc_contig(struct kunit *test)
+{
+	unsigned long pfn, nr = 4;
+	struct alloc_tag *tag;
+	struct page *page;
+	unsigned int line;
+	int err;
+
+	page = alloc_contig_pages(nr, GFP_KERNEL, numa_mem_id(), NULL); line = __LINE__;
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	tag = tag_at(test, line);
+	expect_charged(test, tag, nr * PAGE, nr);
+	pfn = page_to_pfn(page);
+	free_contig_range(pfn, nr);
+	expect_charged(test, tag, 0, 0);
+
+	/* The range just given back is free: take it again directly. */
+	err = alloc_contig_range(pfn, pfn + nr, MIGRATE_MOVABLE, GFP_KERNEL); line = __LINE__;
+	KUNIT_ASSERT_EQ(test, err, 0);
+	tag = tag_at(test, line);
+	expect_charged(test, tag, nr * PAGE, nr);
+	free_contig_range(pfn, nr);
+	expect_charged(test, tag, 0, 0);
+}
+#endif
+
+/*
+ * Toggling profiling: what was allocated while it was off is never
+ * uncharged, and what was charged is uncharged even when freed while off.
+ */
+static void test_toggle(struct kunit *test)
+{
+	struct page *on, *off;
+	unsigned int lon, loff;
+	struct alloc_tag *tag;
+
+	if (IS_ENABLED(CONFIG_MEM_ALLOC_PROFILING_DEBUG)) {
+		/* DEBUG pins the state so that every free finds its tag. */
+		KUNIT_EXPECT_EQ(test, mem_alloc_profiling_set(false), -EPERM);
+		KUNIT_EXPECT_TRUE(test, mem_alloc_profiling_enabled());
+		return;
+	}
+
+	on = alloc_page(GFP_KERNEL); lon = __LINE__;
+	KUNIT_ASSERT_EQ(test, mem_alloc_profiling_set(false), 0);
+	off = alloc_page(GFP_KERNEL); loff = __LINE__;
+	KUNIT_EXPECT_FALSE(test, mem_alloc_profiling_enabled());
+	KUNIT_ASSERT_EQ(test, mem_alloc_profiling_set(true), 0);
+	KUNIT_ASSERT_TRUE(test, on && off);
+
+	tag = tag_at(test, loff);
+	expect_charged(test, tag, 0, 0);
+	__free_page(off);
+	expect_charged(test, tag, 0, 0);
+
+	tag = tag_at(test, lon);
+	expect_charged(test, tag, PAGE, 1);
+	KUNIT_ASSERT_EQ(test, mem_alloc_profiling_set(false), 0);
+	__free_page(on);
+	KUNIT_ASSERT_EQ(test, mem_alloc_profiling_set(true), 0);
+	expect_charged(test, tag, 0, 0);
+}
+
+/* The call site is the caller's line, not an allocator helper's. */
+static void test_tag_names_the_caller(struct kunit *test)
+{
+	struct alloc_tag *tag;
+	unsigned int line;
+	unsigned long p;
+
+	p = get_zeroed_page(GFP_KERNEL); line = __LINE__;
+	KUNIT_ASSERT_NE(test, p, 0UL);
+	tag = tag_at(test, line);
+	KUNIT_EXPECT_STREQ(test, tag->ct.filename, __FILE__);
+	KUNIT_EXPECT_STREQ(test, tag->ct.function, __func__);
+	KUNIT_EXPECT_NULL(test, tag->ct.modname);
+	free_page(p);
+}
+
+static struct kunit_case alloc_tag_test_cases[] = {
+	KUNIT_CASE(test_alloc_pages),
+	KUNIT_CASE(test_alloc_pages_node),
+	KUNIT_CASE(test_folio_alloc),
+	KUNIT_CASE(test_get_free_pages),
+	KUNIT_CASE(test_alloc_pages_exact),
+	KUNIT_CASE(test_bulk),
+	KUNIT_CASE(test_split_page),
+	KUNIT_CASE(test_free_pages_with_extra_ref),
+#ifdef CONFIG_CONTIG_ALLOC
+	KUNIT_CASE(test_alloc_contig),
+#endif
+	KUNIT_CASE(test_toggle),
+	KUNIT_CASE(test_tag_names_the_caller),
+	{}
+};
+
+static struct kunit_suite alloc_tag_test_suite = {
+	.name = "alloc_tag",
+	.init = alloc_tag_test_init,
+	.test_cases = alloc_tag_test_cases,
+};
+
+kunit_test_suite(alloc_tag_test_suite);
+
+MODULE_LICENSE("GPL");

@@ -1,0 +1,478 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /proc/allocinfo and vm.mem_profiling as a user sees them: the exact
+ * format, permissions, reads of any size and offset, the sysctl's accepted
+ * and rejected values, and a module's allocations under its name.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../kselftest_harness.h"
+
+#define ALLOCINFO	"/proc/allocinfo"
+#define SYSCTL		"/proc/sys/vm/mem_profiling"
+#define MODNAME		"test_alloc_tag"
+#define MODULE_KO	"/lib/modules/" MODNAME ".ko"
+#define MODPARAM(p)	"/sys/module/" MODNAME "/parameters/" p
+#define HEADER		"allocinfo - version: 1.0\n#     <size>  <calls> <tag info>\n"
+/* "%12lli %8llu " */
+#define COUNTERS_WIDTH	22
+
+struct tag_line {
+	long long bytes;
+	unsigned long long calls;
+	char where[300];	/* file:line */
+	char module[64];	/* empty for vmlinux */
+	char func[128];
+};
+
+/* The whole file, read @chunk bytes at a time from @fd. */
+static char *read_fd(int fd, size_t chunk, size_t *len)
+{
+	size_t cap = 1 << 16, n = 0;
+	char *buf = malloc(cap + 1);
+	ssize_t r;
+
+	while (buf) {
+		if (n + chunk > cap) {
+			cap = 2 * (n + chunk);
+			buf = realloc(buf, cap + 1);
+			if (!buf)
+				break;
+		}
+		r = read(fd, buf + n, chunk);
+		if (r < 0) {
+			free(buf);
+			return NULL;
+		}
+		if (!r) {
+			buf[n] = '\0';
+			*len = n;
+			break;
+		}
+		n += r;
+	}
+	return buf;
+}
+
+static char *read_file(const char *path, size_t chunk, size_t *len)
+{
+	int fd = open(path, O_RDONLY);
+	char *buf;
+
+	if (fd < 0)
+		return NULL;
+	buf = read_fd(fd, chunk, len);
+	close(fd);
+	return buf;
+}
+
+/*
+ * Parse one tag line (without its newline) strictly: printing the parsed
+ * fields in the kernel's format must give back exactly the same line.
+ */
+static int parse_line(const char *line, struct tag_line *t)
+{
+	char file[256], again[600];
+	unsigned int lineno;
+	int pos, n = 0;
+
+	if (strlen(line) >= 500)
+		return -1;
+	if (sscanf(line, "%lld %llu %255[^: ]:%u%n", &t->bytes, &t->calls,
+		   file, &lineno, &pos) != 4)
+		return -1;
+	t->module[0] = '\0';
+	if (!strncmp(line + pos, " [", 2)) {
+		if (sscanf(line + pos, " [%63[^]]]%n", t->module, &n) != 1)
+			return -1;
+		pos += n;
+	}
+	n = 0;
+	if (sscanf(line + pos, " func:%127s%n", t->func, &n) != 1)
+		return -1;
+	pos += n;
+	snprintf(t->where, sizeof(t->where), "%s:%u", file, lineno);
+	if (t->module[0])
+		snprintf(again, sizeof(again), "%12lli %8llu %s [%s] func:%s",
+			 t->bytes, t->calls, t->where, t->module, t->func);
+	else
+		snprintf(again, sizeof(again), "%12lli %8llu %s func:%s",
+			 t->bytes, t->calls, t->where, t->func);
+	return strcmp(again, line) ? -1 : 0;
+}
+
+/* Tag lines of the file; @n gets their count. Fails the test on junk. */
+static struct tag_line *read_tags(struct __test_metadata *_metadata, int *n)
+{
+	struct tag_line *tags = NULL;
+	char *buf, *line, *next;
+	size_t len;
+	int count = 0;
+
+	buf = read_file(ALLOCINFO, 4096, &len);
+	ASSERT_NE(NULL, buf);
+	ASSERT_EQ(0, strncmp(buf, HEADER, strlen(HEADER)));
+	ASSERT_EQ('\n', buf[len - 1]);
+	for (line = buf + strlen(HEADER); *line; line = next) {
+		next = strchr(line, '\n');
+		*next++ = '\0';
+		tags = realloc(tags, (count + 1) * sizeof(*tags));
+		ASSERT_NE(NULL, tags);
+		if (parse_line(line, &tags[count]))
+			TH_LOG("malformed line: '%s'", line);
+		ASSERT_EQ(0, parse_line(line, &tags[count]));
+		count++;
+	}
+	free(buf);
+	*n = count;
+	return tags;
+}
+
+/* How many lines name @where in @module ("" for vmlinux); the last one. */
+static int find_tag(struct tag_line *tags, int n, const char *where,
+		    const char *module, struct tag_line *found)
+{
+	int i, matches = 0;
+
+	for (i = 0; i < n; i++) {
+		if (strcmp(tags[i].where, where) ||
+		    strcmp(tags[i].module, module))
+			continue;
+		matches++;
+		*found = tags[i];
+	}
+	return matches;
+}
+
+TEST(format)
+{
+	struct tag_line *tags;
+	int i, n;
+
+	tags = read_tags(_metadata, &n);
+	ASSERT_LT(100, n);
+	for (i = 0; i < n; i++) {
+		/* Counters never go negative. */
+		EXPECT_LE(0, tags[i].bytes);
+		/* Allocator wrappers are never the call site. */
+		EXPECT_NE(0, strncmp(tags[i].where, "include/linux/gfp.h:", 20));
+		if (tags[i].bytes && !strncmp(tags[i].where, "mm/page_alloc.c:", 16))
+			TH_LOG("page allocator line holds memory: %s func:%s",
+			       tags[i].where, tags[i].func);
+	}
+	free(tags);
+}
+
+TEST(mode)
+{
+	struct stat st;
+
+	ASSERT_EQ(0, stat(ALLOCINFO, &st));
+	EXPECT_TRUE(S_ISREG(st.st_mode));
+	EXPECT_EQ(0400, st.st_mode & 07777);
+	EXPECT_EQ(0, st.st_uid);
+}
+
+TEST(unprivileged)
+{
+	int status;
+	pid_t pid = fork();
+
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		if (setgid(65534) || setuid(65534))
+			_exit(10);
+		if (open(ALLOCINFO, O_RDONLY) != -1 || errno != EACCES)
+			_exit(11);
+		if (open(SYSCTL, O_WRONLY) != -1 || errno != EACCES)
+			_exit(12);
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+}
+
+/* Counter columns change between reads; everything else must not. */
+static void mask_counters(char *buf, size_t len, char *mask_from, size_t off)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (mask_from[off + i] == '#')
+			buf[i] = '#';
+}
+
+static char *counter_mask(const char *buf, size_t len)
+{
+	char *mask = strdup(buf);
+	size_t pos = strlen(HEADER), i;
+
+	while (pos < len) {
+		for (i = 0; i < COUNTERS_WIDTH; i++)
+			mask[pos + i] = '#';
+		pos = strchr(buf + pos, '\n') - buf + 1;
+	}
+	return mask;
+}
+
+TEST(read_sizes)
+{
+	static const size_t chunks[] = { 1, 3, 100, 4095, 4096, 65536 };
+	char *ref, *mask, *buf;
+	size_t ref_len, len, i;
+
+	ref = read_file(ALLOCINFO, 4096, &ref_len);
+	ASSERT_NE(NULL, ref);
+	mask = counter_mask(ref, ref_len);
+	mask_counters(ref, ref_len, mask, 0);
+	for (i = 0; i < ARRAY_SIZE(chunks); i++) {
+		buf = read_file(ALLOCINFO, chunks[i], &len);
+		ASSERT_NE(NULL, buf);
+		ASSERT_EQ(ref_len, len);
+		mask_counters(buf, len, mask, 0);
+		EXPECT_EQ(0, memcmp(ref, buf, len))
+			TH_LOG("read(%zu) differs", chunks[i]);
+		free(buf);
+	}
+	free(mask);
+	free(ref);
+}
+
+TEST(seek)
+{
+	char *ref, *mask, *buf;
+	size_t ref_len, len, i, offs[6];
+	int fd;
+
+	ref = read_file(ALLOCINFO, 4096, &ref_len);
+	ASSERT_NE(NULL, ref);
+	mask = counter_mask(ref, ref_len);
+	mask_counters(ref, ref_len, mask, 0);
+	offs[0] = 1;
+	offs[1] = strlen(HEADER) + 5;
+	offs[2] = ref_len / 2;
+	offs[3] = ref_len - 1;
+	offs[4] = ref_len;
+	offs[5] = ref_len + 4096;
+	fd = open(ALLOCINFO, O_RDONLY);
+	ASSERT_LE(0, fd);
+	for (i = 0; i < 6; i++) {
+		ASSERT_EQ((off_t)offs[i], lseek(fd, offs[i], SEEK_SET));
+		buf = read_fd(fd, 777, &len);
+		ASSERT_NE(NULL, buf);
+		if (offs[i] >= ref_len) {
+			EXPECT_EQ(0, len);
+		} else {
+			ASSERT_EQ(ref_len - offs[i], len);
+			mask_counters(buf, len, mask, offs[i]);
+			EXPECT_EQ(0, memcmp(ref + offs[i], buf, len))
+				TH_LOG("read at %zu differs", offs[i]);
+		}
+		free(buf);
+	}
+	close(fd);
+	free(mask);
+	free(ref);
+}
+
+static int sysctl_read(void)
+{
+	char buf[16] = "";
+	int fd = open(SYSCTL, O_RDONLY);
+
+	if (fd < 0 || read(fd, buf, sizeof(buf) - 1) < 0)
+		return -1;
+	close(fd);
+	if (!strcmp(buf, "0\n"))
+		return 0;
+	if (!strcmp(buf, "1\n"))
+		return 1;
+	return -2;
+}
+
+/* 0, or the errno of the write. */
+static int sysctl_write(const char *val, size_t len, off_t off)
+{
+	int fd = open(SYSCTL, O_WRONLY);
+	ssize_t r;
+
+	if (fd < 0)
+		return errno;
+	r = pwrite(fd, val, len, off);
+	if (r < 0)
+		r = -errno;
+	close(fd);
+	if (r < 0)
+		return -r;
+	return r == (ssize_t)len ? 0 : -1;
+}
+
+static const char * const rejected[] = {
+	"2", "-1", "\n", "abc", "1\n2", "01", " 1", "1 ", "0x1", "never",
+	"on", "y", "99999999999999999999", "1\n\n",
+};
+
+TEST(sysctl)
+{
+	struct stat st;
+	size_t i;
+	int state;
+
+	ASSERT_EQ(0, stat(SYSCTL, &st));
+	ASSERT_EQ(1, sysctl_read());
+	if (!(st.st_mode & 0222)) {
+		/* CONFIG_MEM_ALLOC_PROFILING_DEBUG: fixed at boot. */
+		EXPECT_EQ(0444, st.st_mode & 07777);
+		EXPECT_EQ(EACCES, sysctl_write("0", 1, 0));
+		EXPECT_EQ(1, sysctl_read());
+		return;
+	}
+	EXPECT_EQ(0644, st.st_mode & 07777);
+	for (state = 0; state <= 1; state++) {
+		ASSERT_EQ(0, sysctl_write(state ? "1\n" : "0", state ? 2 : 1, 0));
+		ASSERT_EQ(state, sysctl_read());
+		for (i = 0; i < ARRAY_SIZE(rejected); i++) {
+			EXPECT_EQ(EINVAL, sysctl_write(rejected[i],
+						       strlen(rejected[i]), 0))
+				TH_LOG("value '%s' was not rejected", rejected[i]);
+			EXPECT_EQ(state, sysctl_read());
+		}
+		/* A write at an offset is not a whole value. */
+		EXPECT_EQ(EINVAL, sysctl_write("1", 1, 1));
+		EXPECT_EQ(state, sysctl_read());
+	}
+	/* An empty write is not a value either. */
+	EXPECT_EQ(EINVAL, sysctl_write("", 0, 0));
+	EXPECT_EQ(1, sysctl_read());
+}
+
+static int load_module(const char *params)
+{
+	int fd = open(MODULE_KO, O_RDONLY | O_CLOEXEC);
+	int ret;
+
+	if (fd < 0)
+		return -1;
+	ret = syscall(__NR_finit_module, fd, params, 0);
+	close(fd);
+	return ret;
+}
+
+static int unload_module(void)
+{
+	return syscall(__NR_delete_module, MODNAME, O_NONBLOCK);
+}
+
+struct site {
+	char where[300];
+	long long bytes;
+};
+
+static int module_sites(struct site *sites)
+{
+	char buf[512];
+	int fd = open(MODPARAM("sites"), O_RDONLY);
+	ssize_t len;
+
+	if (fd < 0)
+		return -1;
+	len = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (len <= 0)
+		return -1;
+	buf[len] = '\0';
+	if (sscanf(buf, "%299s %lld %299s %lld", sites[0].where, &sites[0].bytes,
+		   sites[1].where, &sites[1].bytes) != 4)
+		return -1;
+	return 0;
+}
+
+static void write_param(struct __test_metadata *_metadata, const char *path,
+			const char *val)
+{
+	int fd = open(path, O_WRONLY);
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ((ssize_t)strlen(val), write(fd, val, strlen(val)));
+	close(fd);
+}
+
+/* Each site appears @lines times in [test_alloc_tag]; the last one holds. */
+static void expect_sites(struct __test_metadata *_metadata, struct site *sites,
+			 int lines, int charged)
+{
+	struct tag_line *tags, found = { 0 };
+	int i, n;
+
+	tags = read_tags(_metadata, &n);
+	for (i = 0; i < 2; i++) {
+		EXPECT_EQ(lines, find_tag(tags, n, sites[i].where, MODNAME, &found))
+			TH_LOG("%s [%s]", sites[i].where, MODNAME);
+		if (!lines)
+			continue;
+		EXPECT_EQ(charged ? sites[i].bytes : 0, found.bytes);
+		EXPECT_EQ(charged ? 1 : 0, found.calls);
+	}
+	free(tags);
+}
+
+TEST(module)
+{
+	struct site sites[2];
+
+	ASSERT_EQ(0, load_module(""));
+	ASSERT_EQ(0, module_sites(sites));
+	EXPECT_EQ(0, strncmp(sites[0].where, "lib/test_alloc_tag.c:", 21));
+	EXPECT_EQ(4 * getpagesize(), sites[0].bytes);
+	EXPECT_EQ(getpagesize(), sites[1].bytes);
+	expect_sites(_metadata, sites, 1, 1);
+	write_param(_metadata, MODPARAM("free"), "1");
+	expect_sites(_metadata, sites, 1, 0);
+	ASSERT_EQ(0, unload_module());
+	expect_sites(_metadata, sites, 0, 0);
+}
+
+/*
+ * A module unloaded with live allocations: its lines stay, charged, and a
+ * new load of the module gets tags of its own.
+ */
+TEST(module_unloaded_with_live_allocations)
+{
+	struct site sites[2];
+
+	ASSERT_EQ(0, load_module("leak=1"));
+	ASSERT_EQ(0, module_sites(sites));
+	ASSERT_EQ(0, unload_module());
+	ASSERT_EQ(-1, access(MODPARAM("sites"), F_OK));
+	expect_sites(_metadata, sites, 1, 1);
+
+	ASSERT_EQ(0, load_module(""));
+	expect_sites(_metadata, sites, 2, 1);
+	write_param(_metadata, MODPARAM("free"), "1");
+	expect_sites(_metadata, sites, 2, 0);
+	ASSERT_EQ(0, unload_module());
+	expect_sites(_metadata, sites, 1, 1);
+}
+
+TEST(kallsyms_section_bounds)
+{
+	size_t len;
+	char *syms = read_file("/proc/kallsyms", 65536, &len);
+
+	ASSERT_NE(NULL, syms);
+	EXPECT_NE(NULL, strstr(syms, " __start_alloc_tags\n"));
+	EXPECT_NE(NULL, strstr(syms, " __stop_alloc_tags\n"));
+	free(syms);
+}
+
+TEST_HARNESS_MAIN
