@@ -16,12 +16,17 @@ KERNEL_nonprof := tinyconfig:$(TEST_FRAGS)
 KERNEL_debug   := tinyconfig:$(TEST_FRAGS),configs/profiling.config,configs/profiling-test.config,configs/debug.config
 KERNEL_run     := x86_64_defconfig:kernel:kvm_guest.config,configs/guest.config,configs/run.config,configs/profiling.config
 
-# The kernels `make check` builds and boots, in this order, and the
-# kselftests each one runs (collection:program,...).
-CHECK_KERNELS := test nonprof debug
-TESTS_test    := alloc_tag:allocinfo_test
-TESTS_nonprof := alloc_tag:noprof_test
-TESTS_debug   := alloc_tag:allocinfo_test
+# The boots of `make check`, in this order. BOOT_<name> is
+# KERNEL|KSELFTESTS|KERNEL ARGS; each kernel is built once, and the
+# boot-parameter boots run only their own test.
+CHECK_BOOTS       := test nonprof debug boot-never boot-off boot-bogus
+BOOT_test         := test|alloc_tag:allocinfo_test|
+BOOT_nonprof      := nonprof|alloc_tag:noprof_test|
+BOOT_debug        := debug|alloc_tag:allocinfo_test|
+BOOT_boot-never   := test|alloc_tag:boot_param_test|kunit.enable=0 sysctl.vm.mem_profiling=never
+BOOT_boot-off     := test|alloc_tag:boot_param_test|kunit.enable=0 sysctl.vm.mem_profiling=0
+BOOT_boot-bogus   := test|alloc_tag:boot_param_test|kunit.enable=0 sysctl.vm.mem_profiling=yes
+export KERNEL_test KERNEL_nonprof KERNEL_debug
 
 .PHONY: all deps tree export check run shell clean kernel-% help
 
@@ -53,7 +58,7 @@ kernel-%: tree
 	@harness/build-kernel.sh $(TREE) $(B)/kernel-$* $(KERNEL_$*)
 
 check: tree
-	@harness/check.sh $(TREE) $(foreach k,$(CHECK_KERNELS),$(k)=$(KERNEL_$(k))=$(TESTS_$(k)))
+	@harness/check.sh $(TREE) $(foreach b,$(CHECK_BOOTS),"$(b)|$(BOOT_$(b))")
 
 $(B)/run/initramfs.cpio.gz: harness/initramfs.sh harness/guest/init $(B)/.deps
 	harness/initramfs.sh $@

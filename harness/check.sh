@@ -1,8 +1,8 @@
 #!/bin/bash
 # make check: the harness's own tests, then build and boot each test kernel,
 # then one summary line "N passed, N failed" over everything.
-#   check.sh TREE NAME=BASE_TARGET:FRAG,FRAG=TESTS ...
-# TESTS (collection:prog,...) are the kselftests that kernel runs.
+#   check.sh TREE BOOT...
+# TESTS (collection:prog,...) are the kselftests that boot runs.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 tree=$1
@@ -24,23 +24,31 @@ json.dump({'name': sys.argv[1], 'tests': [],
 PY
 }
 
-for spec in "$@"; do
-	name=${spec%%=*}
-	spec=${spec#*=}
-	tests=${spec#*=}
-	spec=${spec%%=*}
-	kdir=build/kernel-$name
+# Each boot: NAME|KERNEL|TESTS|APPEND. KERNEL_<KERNEL> in the environment is
+# that kernel's BASE_TARGET:FRAG,...; a kernel is built once per run.
+declare -A built
+for boot in "$@"; do
+	IFS='|' read -r name kernel tests append <<<"$boot"
+	kdir=build/kernel-$kernel
 	verdict=$out/$name/verdict.json
 	verdicts+=("$verdict")
 	mkdir -p "$out/$name"
-	echo "check: kernel $name"
-	if ! "$here/build-kernel.sh" "$tree" "$kdir" "$spec"; then
-		fail_step "$name" "kernel build failed (see $kdir/build.log)" "$verdict"
+	echo "check: boot $name (kernel $kernel${append:+, $append})"
+	if [ -z "${built[$kernel]:-}" ]; then
+		spec=KERNEL_$kernel
+		if ! "$here/build-kernel.sh" "$tree" "$kdir" "${!spec}" ||
+			! "$here/selftests.sh" "$tree" "$kdir" "build/selftests-$kernel"; then
+			built[$kernel]=failed
+		else
+			built[$kernel]=ok
+		fi
+	fi
+	if [ "${built[$kernel]}" != ok ]; then
+		fail_step "$name" "building kernel $kernel or its tests failed (see $kdir/build.log)" "$verdict"
 		continue
 	fi
-	if ! "$here/selftests.sh" "$tree" "$kdir" "build/selftests-$name" ||
-		! "$here/initramfs.sh" "$out/$name/initramfs.cpio.gz" \
-			"build/selftests-$name" "$kdir"; then
+	if ! "$here/initramfs.sh" "$out/$name/initramfs.cpio.gz" \
+		"build/selftests-$kernel" "$kdir"; then
 		fail_step "$name" "building the guest failed" "$verdict"
 		continue
 	fi
@@ -48,7 +56,7 @@ for spec in "$@"; do
 		--kernel "$kdir/arch/x86/boot/bzImage" \
 		--initrd "$out/$name/initramfs.cpio.gz" --outdir "$out/$name" \
 		--timeout "${CHECK_TIMEOUT:-900}" ${KVM:+--kvm} \
-		--append "harness.tests=$tests"
+		--append "harness.tests=$tests $append"
 done
 
 echo "check: summary"

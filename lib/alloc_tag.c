@@ -177,8 +177,8 @@ static int mem_profiling_sysctl(struct ctl_table *table, int write,
 	value[len] = '\0';
 
 	if (!strcmp(value, "never")) {
-		/* Only the boot-time replay of the command line. */
-		if (mem_profiling_support || system_state == SYSTEM_RUNNING)
+		/* Only what it already is: the command line replayed at boot. */
+		if (mem_profiling_support)
 			return -EINVAL;
 	} else if (!strcmp(value, "0") || !strcmp(value, "1")) {
 		int err = mem_alloc_profiling_set(value[0] == '1');
@@ -260,22 +260,54 @@ static const struct seq_operations allocinfo_seq_op = {
 };
 
 #ifdef CONFIG_MODULES
-/* Module tags count in a per-cpu array allocated for the module. */
+/*
+ * Module tags count in per-cpu arrays allocated for the module from the
+ * general percpu allocator (not the small module reserve), in chunks as
+ * large as one percpu allocation may be.
+ */
+#define COUNTERS_PER_CHUNK (PCPU_MIN_UNIT_SIZE / sizeof(struct alloc_tag_counters))
+
+struct module_counters {
+	unsigned int nr_chunks;
+	struct alloc_tag_counters __percpu *chunk[];
+};
+
+static void free_module_counters(struct module_counters *mc)
+{
+	unsigned int i;
+
+	for (i = 0; i < mc->nr_chunks; i++)
+		free_percpu(mc->chunk[i]);
+	kfree(mc);
+}
+
 static int alloc_tag_module_load(struct codetag_type *cttype,
 				 struct codetag_module *cmod)
 {
 	struct alloc_tag *start = (struct alloc_tag *)cmod->start;
 	struct alloc_tag *stop = (struct alloc_tag *)cmod->stop;
-	struct alloc_tag_counters __percpu *counters;
-	struct alloc_tag *tag;
+	unsigned long nr = stop - start, i, n;
+	unsigned int nr_chunks = DIV_ROUND_UP(nr, COUNTERS_PER_CHUNK);
+	struct module_counters *mc;
 
-	counters = __alloc_percpu((stop - start) * sizeof(*counters),
-				  __alignof__(*counters));
-	if (!counters)
+	mc = kzalloc(struct_size(mc, chunk, nr_chunks), GFP_KERNEL);
+	if (!mc)
 		return -ENOMEM;
-	for (tag = start; tag < stop; tag++)
-		tag->counters = counters + (tag - start);
-	cmod->data = (void __force *)counters;
+	for (i = 0; i < nr_chunks; i++) {
+		n = min_t(unsigned long, nr - i * COUNTERS_PER_CHUNK,
+			  COUNTERS_PER_CHUNK);
+		mc->chunk[i] = __alloc_percpu(n * sizeof(struct alloc_tag_counters),
+					      __alignof__(struct alloc_tag_counters));
+		if (!mc->chunk[i]) {
+			free_module_counters(mc);
+			return -ENOMEM;
+		}
+		mc->nr_chunks++;
+	}
+	for (i = 0; i < nr; i++)
+		start[i].counters = mc->chunk[i / COUNTERS_PER_CHUNK] +
+				    i % COUNTERS_PER_CHUNK;
+	cmod->data = mc;
 	return 0;
 }
 
@@ -300,7 +332,7 @@ static bool alloc_tag_module_unload(struct codetag_type *cttype,
 	}
 	if (live)
 		return false;
-	free_percpu((void __percpu __force *)cmod->data);
+	free_module_counters(cmod->data);
 	return true;
 }
 #endif

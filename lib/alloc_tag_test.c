@@ -12,6 +12,7 @@
 #include <linux/gfp.h>
 #include <linux/list.h>
 #include <linux/mm.h>
+#include <linux/pgalloc_tag.h>
 #include <linux/sched.h>
 
 #define PAGE	((u64)PAGE_SIZE)
@@ -269,6 +270,28 @@ static void test_alloc_contig(struct kunit *test)
 #endif
 
 /*
+ * Migration hands the new page the old page's charge; freeing the old page
+ * then uncharges whatever allocated the new one.
+ */
+static void test_migration_swap(struct kunit *test)
+{
+	struct page *old, *new;
+	unsigned int lold, lnew;
+
+	old = alloc_page(GFP_KERNEL); lold = __LINE__;
+	new = alloc_page(GFP_KERNEL); lnew = __LINE__;
+	KUNIT_ASSERT_TRUE(test, old && new);
+	pgalloc_tag_swap(new, old);
+	expect_charged(test, tag_at(test, lold), PAGE, 1);
+	expect_charged(test, tag_at(test, lnew), PAGE, 1);
+	__free_page(old);
+	expect_charged(test, tag_at(test, lold), PAGE, 1);
+	expect_charged(test, tag_at(test, lnew), 0, 0);
+	__free_page(new);
+	expect_charged(test, tag_at(test, lold), 0, 0);
+}
+
+/*
  * Toggling profiling: what was allocated while it was off is never
  * uncharged, and what was charged is uncharged even when freed while off.
  */
@@ -333,6 +356,7 @@ static struct kunit_case alloc_tag_test_cases[] = {
 #ifdef CONFIG_CONTIG_ALLOC
 	KUNIT_CASE(test_alloc_contig),
 #endif
+	KUNIT_CASE(test_migration_swap),
 	KUNIT_CASE(test_toggle),
 	KUNIT_CASE(test_tag_names_the_caller),
 	{}

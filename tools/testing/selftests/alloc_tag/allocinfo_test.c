@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -462,6 +463,109 @@ TEST(module_unloaded_with_live_allocations)
 	expect_sites(_metadata, sites, 2, 0);
 	ASSERT_EQ(0, unload_module());
 	expect_sites(_metadata, sites, 1, 1);
+}
+
+/* Bytes and calls of every vmlinux line in @file:* func:@func. */
+static void sum_func(struct __test_metadata *_metadata, const char *file,
+		     const char *func, long long *bytes, long long *calls)
+{
+	struct tag_line *tags;
+	int i, n, lines = 0;
+
+	tags = read_tags(_metadata, &n);
+	*bytes = *calls = 0;
+	for (i = 0; i < n; i++) {
+		if (strncmp(tags[i].where, file, strlen(file)) ||
+		    tags[i].where[strlen(file)] != ':' || tags[i].module[0] ||
+		    strcmp(tags[i].func, func))
+			continue;
+		*bytes += tags[i].bytes;
+		*calls += tags[i].calls;
+		lines++;
+	}
+	free(tags);
+	ASSERT_LT(0, lines) TH_LOG("no line %s func:%s", file, func);
+}
+
+/* The physical frame of a mapped page (root sees real PFNs). */
+static unsigned long long pfn_of(void *addr)
+{
+	unsigned long long entry = 0;
+	int fd = open("/proc/self/pagemap", O_RDONLY);
+	off_t off = (unsigned long)addr / getpagesize() * sizeof(entry);
+
+	if (fd < 0 || pread(fd, &entry, sizeof(entry), off) != sizeof(entry))
+		entry = 0;
+	if (fd >= 0)
+		close(fd);
+	return entry & ((1ULL << 55) - 1);
+}
+
+#ifndef MADV_SOFT_OFFLINE
+#define MADV_SOFT_OFFLINE 101	/* asm-generic/mman-common.h */
+#endif
+
+#define THP_SIZE	(2UL << 20)
+#define THP_FILE	"mm/huge_memory.c"
+#define THP_FUNC	"do_huge_pmd_anonymous_page"
+#define MIGRATE_FILE	"mm/migrate.c"
+#define MIGRATE_FUNC	"alloc_migration_target"
+
+/*
+ * Two THPs are charged to the fault that allocated them; splitting them
+ * keeps the bytes there (each page becomes one call); migrating some of
+ * the pages (soft offline) moves nothing off that line; unmapping frees
+ * it all.
+ */
+TEST(thp_split_and_migration)
+{
+	long long b0, c0, b, c, mb0, mc0, mb, mc;
+	unsigned long long pfn[16];
+	char *raw, *p, cmd[128];
+	int fd, i, page = getpagesize();
+
+	raw = mmap(NULL, 3 * THP_SIZE, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, raw);
+	p = (char *)(((unsigned long)raw + THP_SIZE - 1) & ~(THP_SIZE - 1));
+	ASSERT_EQ(0, madvise(p, 2 * THP_SIZE, MADV_HUGEPAGE));
+	sum_func(_metadata, THP_FILE, THP_FUNC, &b0, &c0);
+	sum_func(_metadata, MIGRATE_FILE, MIGRATE_FUNC, &mb0, &mc0);
+
+	memset(p, 1, 2 * THP_SIZE);
+	sum_func(_metadata, THP_FILE, THP_FUNC, &b, &c);
+	EXPECT_EQ(2 * THP_SIZE, b - b0);
+	EXPECT_EQ(2, c - c0);
+
+	fd = open("/sys/kernel/debug/split_huge_pages", O_WRONLY);
+	ASSERT_LE(0, fd);
+	snprintf(cmd, sizeof(cmd), "%d,%#lx,%#lx", getpid(), (unsigned long)p,
+		 (unsigned long)p + 2 * THP_SIZE);
+	ASSERT_EQ((ssize_t)strlen(cmd), write(fd, cmd, strlen(cmd)));
+	close(fd);
+	sum_func(_metadata, THP_FILE, THP_FUNC, &b, &c);
+	EXPECT_EQ(2 * THP_SIZE, b - b0);
+	EXPECT_EQ(2 * THP_SIZE / page, c - c0);
+
+	for (i = 0; i < 16; i++)
+		pfn[i] = pfn_of(p + i * page);
+	ASSERT_EQ(0, madvise(p, 16 * page, MADV_SOFT_OFFLINE));
+	for (i = 0; i < 16; i++) {
+		EXPECT_EQ(1, p[i * page]);
+		EXPECT_NE(pfn[i], pfn_of(p + i * page))
+			TH_LOG("page %d was not migrated", i);
+	}
+	sum_func(_metadata, THP_FILE, THP_FUNC, &b, &c);
+	EXPECT_EQ(2 * THP_SIZE, b - b0);
+	EXPECT_EQ(2 * THP_SIZE / page, c - c0);
+	sum_func(_metadata, MIGRATE_FILE, MIGRATE_FUNC, &mb, &mc);
+	EXPECT_EQ(mb0, mb);
+	EXPECT_EQ(mc0, mc);
+
+	ASSERT_EQ(0, munmap(raw, 3 * THP_SIZE));
+	sum_func(_metadata, THP_FILE, THP_FUNC, &b, &c);
+	EXPECT_EQ(b0, b);
+	EXPECT_EQ(c0, c);
 }
 
 TEST(kallsyms_section_bounds)

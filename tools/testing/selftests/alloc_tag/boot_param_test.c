@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sysctl.vm.mem_profiling= on the kernel command line. The harness boots
+ * the test kernel once per value; the test reads /proc/cmdline to know
+ * which value it got.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "../kselftest_harness.h"
+
+#define ALLOCINFO	"/proc/allocinfo"
+#define SYSCTL		"/proc/sys/vm/mem_profiling"
+#define PARAM		"sysctl.vm.mem_profiling="
+
+static char cmdline[4096];
+
+/* The value given on the command line, or NULL. */
+static const char *boot_value(void)
+{
+	int fd = open("/proc/cmdline", O_RDONLY);
+	ssize_t len = fd < 0 ? -1 : read(fd, cmdline, sizeof(cmdline) - 1);
+	char *v, *end;
+
+	if (fd >= 0)
+		close(fd);
+	if (len <= 0)
+		return NULL;
+	cmdline[len] = '\0';
+	v = strstr(cmdline, PARAM);
+	if (!v)
+		return NULL;
+	v += strlen(PARAM);
+	for (end = v; *end && *end != ' ' && *end != '\n'; end++)
+		;
+	*end = '\0';
+	return v;
+}
+
+/* Whether the kernel log holds a message containing @needle. */
+static int kmsg_contains(const char *needle)
+{
+	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
+	char rec[2048];
+	ssize_t len;
+	int found = 0;
+
+	if (fd < 0)
+		return -1;
+	while ((len = read(fd, rec, sizeof(rec) - 1)) > 0 || errno == EPIPE) {
+		if (len <= 0)
+			continue;
+		rec[len] = '\0';
+		if (strstr(rec, needle))
+			found = 1;
+	}
+	close(fd);
+	return found;
+}
+
+static int sysctl_read(void)
+{
+	char buf[16] = "";
+	int fd = open(SYSCTL, O_RDONLY);
+
+	if (fd < 0 || read(fd, buf, sizeof(buf) - 1) < 0)
+		return -1;
+	close(fd);
+	return !strcmp(buf, "1\n") ? 1 : !strcmp(buf, "0\n") ? 0 : -2;
+}
+
+/* 0, or the errno of the write. */
+static int sysctl_write(const char *val)
+{
+	int fd = open(SYSCTL, O_WRONLY);
+	int err = 0;
+
+	if (fd < 0)
+		return errno;
+	if (write(fd, val, strlen(val)) < 0)
+		err = errno;
+	close(fd);
+	return err;
+}
+
+/* Bytes held by all lines of /proc/allocinfo together. */
+static long long total_bytes(void)
+{
+	FILE *f = fopen(ALLOCINFO, "r");
+	char line[1024], *end;
+	long long sum = 0, bytes;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		bytes = strtoll(line, &end, 10);
+		if (end != line)
+			sum += bytes;
+	}
+	fclose(f);
+	return sum;
+}
+
+#define HELD_PAGES 64
+
+/* Fault in anonymous memory, which profiling charges if it is on. */
+static char *hold_memory(void)
+{
+	size_t len = HELD_PAGES * getpagesize();
+	char *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return NULL;
+	memset(p, 1, len);
+	return p;
+}
+
+static void release_memory(char *p)
+{
+	munmap(p, HELD_PAGES * getpagesize());
+}
+
+TEST(command_line_value)
+{
+	const char *v = boot_value();
+	char msg[256], *held;
+
+	ASSERT_NE(NULL, v) TH_LOG("booted without " PARAM);
+	if (!strcmp(v, "never")) {
+		EXPECT_EQ(0, sysctl_read());
+		EXPECT_EQ(EOPNOTSUPP, sysctl_write("1"));
+		EXPECT_EQ(0, sysctl_read());
+		EXPECT_EQ(0, sysctl_write("0"));
+		EXPECT_EQ(0, sysctl_write("never"));
+		EXPECT_EQ(0, kmsg_contains("bytes of page_ext"));
+		/* The boot-time replay of the parameter was accepted. */
+		EXPECT_EQ(0, kmsg_contains("Failed to set sysctl parameter"));
+		held = hold_memory();
+		ASSERT_NE(NULL, held);
+		EXPECT_EQ(0, total_bytes());
+		release_memory(held);
+	} else if (!strcmp(v, "0")) {
+		EXPECT_EQ(0, sysctl_read());
+		EXPECT_EQ(1, kmsg_contains("bytes of page_ext"));
+		EXPECT_EQ(0, kmsg_contains("Failed to set sysctl parameter"));
+		held = hold_memory();
+		ASSERT_NE(NULL, held);
+		EXPECT_EQ(0, total_bytes());
+		release_memory(held);
+		EXPECT_EQ(EINVAL, sysctl_write("never"));
+		ASSERT_EQ(0, sysctl_write("1"));
+		EXPECT_EQ(1, sysctl_read());
+		held = hold_memory();
+		ASSERT_NE(NULL, held);
+		EXPECT_LE(HELD_PAGES * getpagesize(), total_bytes());
+		release_memory(held);
+	} else {
+		/* Rejected: the default (on, in the test kernel) is kept. */
+		snprintf(msg, sizeof(msg),
+			 PARAM "%s: expected 0, 1 or never; keeping the default (1)",
+			 v);
+		EXPECT_EQ(1, kmsg_contains(msg));
+		EXPECT_EQ(1, sysctl_read());
+		EXPECT_LT(0, total_bytes());
+	}
+}
+
+TEST_HARNESS_MAIN
