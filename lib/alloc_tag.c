@@ -36,6 +36,8 @@ EXPORT_SYMBOL(mem_alloc_tags_in_use_key);
 
 /* False after sysctl.vm.mem_profiling=never, or if setup failed. */
 static bool mem_profiling_support __ro_after_init = true;
+/* Set by sysctl.vm.mem_profiling=never until the boot replays it. */
+static bool never_replay_pending;
 static DEFINE_MUTEX(mem_profiling_lock);
 
 /**
@@ -130,6 +132,7 @@ static int __init setup_early_mem_profiling(char *str)
 
 	if (str && !strcmp(str, "never")) {
 		mem_profiling_support = false;
+		never_replay_pending = true;
 		enable = false;
 	} else if (str && (!strcmp(str, "0") || !strcmp(str, "1"))) {
 		enable = str[0] == '1';
@@ -153,8 +156,9 @@ early_param("sysctl.vm.mem_profiling", setup_early_mem_profiling);
 static int mem_profiling_sysctl(struct ctl_table *table, int write,
 				void *buffer, size_t *lenp, loff_t *ppos)
 {
-	char value[8];
+	const char *value = buffer;
 	size_t len = *lenp;
+	int err;
 
 	if (!write) {
 		int enabled = mem_alloc_profiling_enabled();
@@ -169,20 +173,13 @@ static int mem_profiling_sysctl(struct ctl_table *table, int write,
 	/* One whole value: "0" or "1", optionally with a newline. */
 	if (*ppos)
 		return -EINVAL;
-	if (len && ((char *)buffer)[len - 1] == '\n')
+	if (len && value[len - 1] == '\n')
 		len--;
-	if (!len || len >= sizeof(value))
-		return -EINVAL;
-	memcpy(value, buffer, len);
-	value[len] = '\0';
-
-	if (!strcmp(value, "never")) {
-		/* Only what it already is: the command line replayed at boot. */
-		if (mem_profiling_support)
-			return -EINVAL;
-	} else if (!strcmp(value, "0") || !strcmp(value, "1")) {
-		int err = mem_alloc_profiling_set(value[0] == '1');
-
+	if (len == 5 && !memcmp(value, "never", 5) && never_replay_pending) {
+		/* The generic sysctl boot code replaying the command line. */
+		never_replay_pending = false;
+	} else if (len == 1 && (value[0] == '0' || value[0] == '1')) {
+		err = mem_alloc_profiling_set(value[0] == '1');
 		if (err)
 			return err;
 	} else {
@@ -364,7 +361,9 @@ static int __init alloc_tag_init(void)
 		pr_err("failed to create /proc/allocinfo\n");
 	return 0;
 }
-module_init(alloc_tag_init);
+
+/* Before any module can be loaded: its tags need counters. */
+core_initcall(alloc_tag_init);
 
 static bool need_page_alloc_tagging(void)
 {
@@ -372,6 +371,9 @@ static bool need_page_alloc_tagging(void)
 }
 
 #ifdef CONFIG_MEM_ALLOC_PROFILING_DEBUG
+/* Set once pages that predate page_ext are marked: frees may now check. */
+bool alloc_tag_debug_checks __read_mostly;
+
 /*
  * Pages allocated before page_ext existed carry no tag; mark them so that
  * freeing them does not warn. Without the zone lock a free block can be
@@ -384,10 +386,15 @@ static void __init init_page_alloc_tagging(void)
 	union codetag_ref *ref;
 	struct zone *zone;
 
+	/* page_ext calls every client's init, needed or not. */
+	if (!mem_profiling_support)
+		return;
 	for_each_populated_zone(zone) {
 		for (pfn = zone->zone_start_pfn; pfn < zone_end_pfn(zone); pfn++) {
 			struct page *page;
 
+			if (!(pfn % 4096))
+				cond_resched();
 			if (!pfn_valid(pfn))
 				continue;
 			page = pfn_to_page(pfn);
@@ -406,10 +413,9 @@ static void __init init_page_alloc_tagging(void)
 			if (!cmpxchg(&ref->ct, NULL, CODETAG_EMPTY))
 				marked++;
 			put_page_tag_ref(ref);
-			if (!(pfn % 4096))
-				cond_resched();
 		}
 	}
+	WRITE_ONCE(alloc_tag_debug_checks, true);
 	pr_info("allocation profiling: %lu pages in use before page_ext marked untagged\n",
 		marked);
 }
@@ -453,6 +459,44 @@ void pgalloc_tag_split(struct page *page, unsigned int nr)
 		ref->ct = ct;
 		if (ct && ct != CODETAG_EMPTY)
 			this_cpu_inc(ct_to_alloc_tag(ct)->counters->calls);
+	}
+	page_ext_put(first);
+}
+
+/**
+ * pgalloc_tag_join - @nr order-0 pages become one allocation again
+ * @page: the first page
+ * @nr: number of pages
+ *
+ * The reverse of pgalloc_tag_split(), for pages that are about to be
+ * freed as one compound page (hugetlb demotion): the first page's tag
+ * takes over the bytes of the others, and they stop counting as calls.
+ */
+void pgalloc_tag_join(struct page *page, unsigned int nr)
+{
+	struct page_ext *first, *page_ext;
+	struct alloc_tag *head = NULL;
+	union codetag_ref *ref;
+	unsigned int i;
+
+	if (!mem_alloc_tags_in_use())
+		return;
+	first = page_ext_get(page);
+	if (!first)
+		return;
+	ref = codetag_ref_from_page_ext(first);
+	if (ref->ct && !is_codetag_empty(ref))
+		head = ct_to_alloc_tag(ref->ct);
+	page_ext = first;
+	for (i = 1; i < nr; i++) {
+		page_ext = page_ext_next(page_ext);
+		ref = codetag_ref_from_page_ext(page_ext);
+		if (ref->ct && !is_codetag_empty(ref)) {
+			alloc_tag_sub(ref, PAGE_SIZE);
+			if (head)
+				this_cpu_add(head->counters->bytes, PAGE_SIZE);
+		}
+		ref->ct = NULL;
 	}
 	page_ext_put(first);
 }

@@ -224,6 +224,26 @@ static void test_split_page(struct kunit *test)
 	}
 }
 
+/* Split pages joined into one block again, as hugetlb demotion does. */
+static void test_join(struct kunit *test)
+{
+	struct alloc_tag *tag;
+	struct page *page;
+	unsigned int line, i;
+
+	page = alloc_pages(GFP_KERNEL, 2); line = __LINE__;
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	tag = tag_at(test, line);
+	split_page(page, 2);
+	expect_charged(test, tag, 4 * PAGE, 4);
+	for (i = 1; i < 4; i++)
+		page_ref_dec(page + i);
+	pgalloc_tag_join(page, 4);
+	expect_charged(test, tag, 4 * PAGE, 1);
+	__free_pages(page, 2);
+	expect_charged(test, tag, 0, 0);
+}
+
 /* Someone holds a reference on the first page of a non-compound block. */
 static void test_free_pages_with_extra_ref(struct kunit *test)
 {
@@ -352,6 +372,7 @@ static struct kunit_case alloc_tag_test_cases[] = {
 	KUNIT_CASE(test_alloc_pages_exact),
 	KUNIT_CASE(test_bulk),
 	KUNIT_CASE(test_split_page),
+	KUNIT_CASE(test_join),
 	KUNIT_CASE(test_free_pages_with_extra_ref),
 #ifdef CONFIG_CONTIG_ALLOC
 	KUNIT_CASE(test_alloc_contig),

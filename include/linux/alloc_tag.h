@@ -94,9 +94,13 @@ static inline void alloc_tag_add_check(union codetag_ref *ref,
 	WARN_ONCE(!tag, "current->alloc_tag not set\n");
 }
 
+extern bool alloc_tag_debug_checks;
+
 static inline void alloc_tag_sub_check(union codetag_ref *ref)
 {
-	WARN_ONCE(ref && !ref->ct, "alloc_tag was not set\n");
+	/* Not before pages that predate page_ext have been marked. */
+	WARN_ONCE(ref && !ref->ct && READ_ONCE(alloc_tag_debug_checks),
+		  "alloc_tag was not set\n");
 }
 #else
 static inline void alloc_tag_add_check(union codetag_ref *ref,

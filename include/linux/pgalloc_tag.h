@@ -92,6 +92,7 @@ static inline void pgalloc_tag_sub_pages(struct alloc_tag *tag, unsigned int nr)
 }
 
 void pgalloc_tag_split(struct page *page, unsigned int nr);
+void pgalloc_tag_join(struct page *page, unsigned int nr);
 void pgalloc_tag_swap(struct page *new, struct page *old);
 void pgalloc_tag_mark_empty(struct page *page);
 
@@ -103,6 +104,7 @@ static inline void pgalloc_tag_sub(struct page *page, unsigned int nr) {}
 static inline struct alloc_tag *pgalloc_tag_get(struct page *page) { return NULL; }
 static inline void pgalloc_tag_sub_pages(struct alloc_tag *tag, unsigned int nr) {}
 static inline void pgalloc_tag_split(struct page *page, unsigned int nr) {}
+static inline void pgalloc_tag_join(struct page *page, unsigned int nr) {}
 static inline void pgalloc_tag_swap(struct page *new, struct page *old) {}
 static inline void pgalloc_tag_mark_empty(struct page *page) {}
 
