@@ -91,6 +91,17 @@ struct alloc_tag *alloc_tag_find(const char *filename, unsigned int lineno)
 }
 EXPORT_SYMBOL_GPL(alloc_tag_find);
 
+static void set_profiling_keys(bool enable)
+{
+	if (enable) {
+		/* Frees must uncharge before the first charge can happen. */
+		static_branch_enable(&mem_alloc_tags_in_use_key);
+		static_branch_enable(&mem_alloc_profiling_key);
+	} else {
+		static_branch_disable(&mem_alloc_profiling_key);
+	}
+}
+
 /**
  * mem_alloc_profiling_set - switch profiling of new allocations on or off
  * @enable: the new state
@@ -109,13 +120,7 @@ int mem_alloc_profiling_set(bool enable)
 	if (!mem_profiling_support)
 		return enable ? -EOPNOTSUPP : 0;
 	mutex_lock(&mem_profiling_lock);
-	if (enable) {
-		/* Frees must uncharge before the first charge can happen. */
-		static_branch_enable(&mem_alloc_tags_in_use_key);
-		static_branch_enable(&mem_alloc_profiling_key);
-	} else {
-		static_branch_disable(&mem_alloc_profiling_key);
-	}
+	set_profiling_keys(enable);
 	mutex_unlock(&mem_profiling_lock);
 	return 0;
 }
@@ -141,14 +146,10 @@ static int __init setup_early_mem_profiling(char *str)
 		       str ?: "", mem_alloc_profiling_enabled());
 		return 0;
 	}
-	/* No allocation can have been charged this early. */
-	if (enable) {
-		static_branch_enable(&mem_alloc_tags_in_use_key);
-		static_branch_enable(&mem_alloc_profiling_key);
-	} else {
-		static_branch_disable(&mem_alloc_profiling_key);
+	set_profiling_keys(enable);
+	/* Nothing can have been charged this early: frees need not look. */
+	if (!enable)
 		static_branch_disable(&mem_alloc_tags_in_use_key);
-	}
 	return 0;
 }
 early_param("sysctl.vm.mem_profiling", setup_early_mem_profiling);

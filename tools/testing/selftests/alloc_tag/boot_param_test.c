@@ -14,9 +14,7 @@
 #include <unistd.h>
 
 #include "../kselftest_harness.h"
-
-#define ALLOCINFO	"/proc/allocinfo"
-#define SYSCTL		"/proc/sys/vm/mem_profiling"
+#include "mem_profiling.h"
 #define PARAM		"sysctl.vm.mem_profiling="
 
 static char cmdline[4096];
@@ -70,31 +68,6 @@ static int kmsg_contains(const char *needle)
 	return found;
 }
 
-static int sysctl_read(void)
-{
-	char buf[16] = "";
-	int fd = open(SYSCTL, O_RDONLY);
-
-	if (fd < 0 || read(fd, buf, sizeof(buf) - 1) < 0)
-		return -1;
-	close(fd);
-	return !strcmp(buf, "1\n") ? 1 : !strcmp(buf, "0\n") ? 0 : -2;
-}
-
-/* 0, or the errno of the write. */
-static int sysctl_write(const char *val)
-{
-	int fd = open(SYSCTL, O_WRONLY);
-	int err = 0;
-
-	if (fd < 0)
-		return errno;
-	if (write(fd, val, strlen(val)) < 0)
-		err = errno;
-	close(fd);
-	return err;
-}
-
 /* Bytes held by all lines of /proc/allocinfo together. */
 static long long total_bytes(void)
 {
@@ -141,11 +114,11 @@ TEST(command_line_value)
 	ASSERT_NE(NULL, v) TH_LOG("booted without " PARAM);
 	if (!strcmp(v, "never")) {
 		EXPECT_EQ(0, sysctl_read());
-		EXPECT_EQ(EOPNOTSUPP, sysctl_write("1"));
+		EXPECT_EQ(EOPNOTSUPP, sysctl_write("1", 1, 0));
 		EXPECT_EQ(0, sysctl_read());
-		EXPECT_EQ(0, sysctl_write("0"));
+		EXPECT_EQ(0, sysctl_write("0", 1, 0));
 		/* Only the boot-time replay may write "never". */
-		EXPECT_EQ(EINVAL, sysctl_write("never"));
+		EXPECT_EQ(EINVAL, sysctl_write("never", 5, 0));
 		EXPECT_EQ(0, kmsg_contains("bytes of page_ext"));
 		/* The boot-time replay of the parameter was accepted. */
 		EXPECT_EQ(0, kmsg_contains("Failed to set sysctl parameter"));
@@ -161,8 +134,8 @@ TEST(command_line_value)
 		ASSERT_NE(NULL, held);
 		EXPECT_EQ(0, total_bytes());
 		release_memory(held);
-		EXPECT_EQ(EINVAL, sysctl_write("never"));
-		ASSERT_EQ(0, sysctl_write("1"));
+		EXPECT_EQ(EINVAL, sysctl_write("never", 5, 0));
+		ASSERT_EQ(0, sysctl_write("1", 1, 0));
 		EXPECT_EQ(1, sysctl_read());
 		held = hold_memory();
 		ASSERT_NE(NULL, held);
