@@ -89,7 +89,6 @@ struct alloc_tag *alloc_tag_find(const char *filename, unsigned int lineno)
 	codetag_lock_module_list(alloc_tag_cttype, false);
 	return found ? ct_to_alloc_tag(found) : NULL;
 }
-EXPORT_SYMBOL_GPL(alloc_tag_find);
 
 static void set_profiling_keys(bool enable)
 {
@@ -124,7 +123,6 @@ int mem_alloc_profiling_set(bool enable)
 	mutex_unlock(&mem_profiling_lock);
 	return 0;
 }
-EXPORT_SYMBOL_GPL(mem_alloc_profiling_set);
 
 /*
  * sysctl.vm.mem_profiling={0|1|never} on the command line. Parsed early so
@@ -193,8 +191,6 @@ static int mem_profiling_sysctl(struct ctl_table *table, int write,
 static struct ctl_table mem_profiling_sysctls[] = {
 	{
 		.procname	= "mem_profiling",
-		.data		= NULL,
-		.maxlen		= sizeof(int),
 #ifdef CONFIG_MEM_ALLOC_PROFILING_DEBUG
 		.mode		= 0444,
 #else
