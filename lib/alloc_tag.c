@@ -425,7 +425,6 @@ struct page_ext_operations page_alloc_tagging_ops = {
 	.need = need_page_alloc_tagging,
 	.init = init_page_alloc_tagging,
 };
-EXPORT_SYMBOL(page_alloc_tagging_ops);
 
 /**
  * pgalloc_tag_split - a tagged high-order page became @nr order-0 pages
