@@ -28,7 +28,7 @@ BOOT_boot-off     := test|alloc_tag:boot_param_test|kunit.enable=0 sysctl.vm.mem
 BOOT_boot-bogus   := test|alloc_tag:boot_param_test|kunit.enable=0 sysctl.vm.mem_profiling=yes
 export KERNEL_test KERNEL_nonprof KERNEL_debug
 
-.PHONY: all deps tree export check run shell clean kernel-% help
+.PHONY: all deps tree export check checkpatch run shell clean help
 
 all: help
 
@@ -37,6 +37,7 @@ help:
 	@echo "make run     build the realistic kernel, boot it, run a workload"
 	@echo "make shell   the same kernel with an interactive shell"
 	@echo "make tree    lay base + overlay into $(TREE) (FORCE=1 discards edits)"
+	@echo "make checkpatch  checkpatch --strict on the overlay's files and patches"
 	@echo "make export  write edits in $(TREE) back into the overlay"
 	@echo "make clean   remove $(B)/"
 
@@ -68,6 +69,15 @@ run shell: kernel-run $(B)/run/initramfs.cpio.gz
 		--kernel $(B)/kernel-run/arch/x86/boot/bzImage \
 		--initrd $(B)/run/initramfs.cpio.gz --outdir $(B)/$@ \
 		--memory 2G --timeout 600 $(if $(KVM),--kvm)
+
+# checkpatch --strict on every new file and patch of the overlay. Run from
+# outside the repo: in a git checkout checkpatch takes a tracked *.patch
+# for a source file.
+checkpatch: tree
+	@cd / && fail=0; for f in $$(cd $(CURDIR) && git ls-files $$(git -C $(TREE) ls-tree -d --name-only base)); do \
+		case $$f in *.patch) opt= ;; *) opt=-f ;; esac; \
+		$(CURDIR)/$(TREE)/scripts/checkpatch.pl --strict --no-tree --quiet $$opt $(CURDIR)/$$f || fail=1; \
+	done; exit $$fail
 
 clean:
 	rm -rf $(B)
