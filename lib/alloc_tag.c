@@ -233,15 +233,19 @@ static int allocinfo_show(struct seq_file *m, void *v)
 {
 	struct codetag_iterator *iter = v;
 	struct alloc_tag_counters counter;
+	struct alloc_tag *tag;
 
 	if (v == SEQ_START_TOKEN) {
-		seq_puts(m, "allocinfo - version: 1.0\n");
+		seq_puts(m, "allocinfo - version: 2.0\n");
 		seq_puts(m, "#     <size>  <calls> <tag info>\n");
 		return 0;
 	}
-	counter = alloc_tag_read(ct_to_alloc_tag(iter->ct));
+	tag = ct_to_alloc_tag(iter->ct);
+	counter = alloc_tag_read(tag);
 	seq_printf(m, "%12lli %8llu ", (s64)counter.bytes, counter.calls);
 	codetag_to_text(m, iter->ct);
+	if (alloc_tag_is_inaccurate(tag))
+		seq_puts(m, " accurate:no");
 	seq_putc(m, '\n');
 	return 0;
 }

@@ -80,6 +80,24 @@ static inline bool mem_alloc_tags_in_use(void)
 				   &mem_alloc_tags_in_use_key);
 }
 
+/* ct.flags: the tag missed events, its counters are not exact. */
+#define CODETAG_FLAG_INACCURATE	(1u << 0)
+
+/*
+ * Called when an allocation at @tag could not be charged (no room to
+ * remember the tag), so that /proc/allocinfo can say so.
+ */
+static inline void alloc_tag_set_inaccurate(struct alloc_tag *tag)
+{
+	if (tag && !(READ_ONCE(tag->ct.flags) & CODETAG_FLAG_INACCURATE))
+		WRITE_ONCE(tag->ct.flags, tag->ct.flags | CODETAG_FLAG_INACCURATE);
+}
+
+static inline bool alloc_tag_is_inaccurate(struct alloc_tag *tag)
+{
+	return READ_ONCE(tag->ct.flags) & CODETAG_FLAG_INACCURATE;
+}
+
 struct alloc_tag_counters alloc_tag_read(struct alloc_tag *tag);
 struct alloc_tag *alloc_tag_find(const char *filename, unsigned int lineno);
 int mem_alloc_profiling_set(bool enable);
