@@ -7,41 +7,15 @@
  * Each allocation is made on a line of its own, which records __LINE__ on
  * the same line; the test then finds that line's tag.
  */
-#include <kunit/test.h>
-#include <linux/alloc_tag.h>
 #include <linux/gfp.h>
 #include <linux/list.h>
 #include <linux/mm.h>
 #include <linux/pgalloc_tag.h>
 #include <linux/sched.h>
 
+#include "alloc_tag_test.h"
+
 #define PAGE	((u64)PAGE_SIZE)
-
-static struct alloc_tag *tag_at(struct kunit *test, unsigned int line)
-{
-	struct alloc_tag *tag = alloc_tag_find(__FILE__, line);
-
-	KUNIT_ASSERT_NOT_NULL_MSG(test, tag, "no tag for %s:%u", __FILE__, line);
-	return tag;
-}
-
-static void expect_charged(struct kunit *test, struct alloc_tag *tag,
-			   u64 bytes, u64 calls)
-{
-	struct alloc_tag_counters c = alloc_tag_read(tag);
-
-	KUNIT_EXPECT_EQ_MSG(test, c.bytes, bytes, "bytes at %s:%u",
-			    tag->ct.filename, tag->ct.lineno);
-	KUNIT_EXPECT_EQ_MSG(test, c.calls, calls, "calls at %s:%u",
-			    tag->ct.filename, tag->ct.lineno);
-}
-
-static int alloc_tag_test_init(struct kunit *test)
-{
-	if (!mem_alloc_profiling_enabled())
-		kunit_skip(test, "memory allocation profiling is disabled");
-	return 0;
-}
 
 static void test_alloc_pages(struct kunit *test)
 {

@@ -21,7 +21,7 @@
 #define MODNAME		"test_alloc_tag"
 #define MODULE_KO	"/lib/modules/" MODNAME ".ko"
 #define MODPARAM(p)	"/sys/module/" MODNAME "/parameters/" p
-#define HEADER		"allocinfo - version: 1.0\n#     <size>  <calls> <tag info>\n"
+#define HEADER		"allocinfo - version: 2.0\n#     <size>  <calls> <tag info>\n"
 /* "%12lli %8llu " */
 #define COUNTERS_WIDTH	22
 
@@ -31,6 +31,7 @@ struct tag_line {
 	char where[300];	/* file:line */
 	char module[64];	/* empty for vmlinux */
 	char func[128];
+	int inaccurate;		/* the line ends in " accurate:no" */
 };
 
 /* The whole file, read @chunk bytes at a time from @fd. */
@@ -99,13 +100,16 @@ static int parse_line(const char *line, struct tag_line *t)
 	if (sscanf(line + pos, " func:%127s%n", t->func, &n) != 1)
 		return -1;
 	pos += n;
+	t->inaccurate = !strcmp(line + pos, " accurate:no");
 	snprintf(t->where, sizeof(t->where), "%s:%u", file, lineno);
 	if (t->module[0])
-		snprintf(again, sizeof(again), "%12lli %8llu %s [%s] func:%s",
-			 t->bytes, t->calls, t->where, t->module, t->func);
+		snprintf(again, sizeof(again), "%12lli %8llu %s [%s] func:%s%s",
+			 t->bytes, t->calls, t->where, t->module, t->func,
+			 t->inaccurate ? " accurate:no" : "");
 	else
-		snprintf(again, sizeof(again), "%12lli %8llu %s func:%s",
-			 t->bytes, t->calls, t->where, t->func);
+		snprintf(again, sizeof(again), "%12lli %8llu %s func:%s%s",
+			 t->bytes, t->calls, t->where, t->func,
+			 t->inaccurate ? " accurate:no" : "");
 	return strcmp(again, line) ? -1 : 0;
 }
 

@@ -1,0 +1,517 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * KUnit tests for slab profiling: every kmalloc, kmem_cache, kvmalloc and
+ * string/memdup entry point charges the line that called it with the
+ * object size of the cache that serves it (or the pages of a large
+ * kmalloc), and every way of freeing uncharges exactly that.
+ *
+ * Each allocation is made on a line of its own, which records __LINE__ on
+ * the same line; the test then finds that line's tag.
+ */
+#include <linux/delay.h>
+#include <linux/jiffies.h>
+#include <linux/kfence.h>
+#include <linux/kthread.h>
+#include <linux/mm.h>
+#include <linux/mman.h>
+#include <linux/rcupdate.h>
+#include <linux/sched/mm.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+#include <linux/vmalloc.h>
+
+#include "../mm/slab.h"
+#include "alloc_tag_test.h"
+
+/* What a kmalloc of @size costs: the object size of the cache serving it. */
+static u64 kmalloc_bytes(size_t size)
+{
+	if (size > KMALLOC_MAX_CACHE_SIZE)
+		return PAGE_SIZE << get_order(size);
+	return kmalloc_slab(size, GFP_KERNEL)->size;
+}
+
+/* Keeps sizes from being compile-time constants: the __kmalloc path. */
+static size_t __no_const(size_t size)
+{
+	return READ_ONCE(size);
+}
+
+static void test_kmalloc(struct kunit *test)
+{
+	void *a, *b, *c, *d;
+	unsigned int la, lb, lc, ld;
+
+	a = kmalloc(100, GFP_KERNEL); la = __LINE__;
+	b = kmalloc(__no_const(100), GFP_KERNEL); lb = __LINE__;
+	c = kmalloc_node(700, GFP_KERNEL, NUMA_NO_NODE); lc = __LINE__;
+	d = kmalloc_node(__no_const(700), GFP_KERNEL, numa_mem_id()); ld = __LINE__;
+	KUNIT_ASSERT_TRUE(test, a && b && c && d);
+	expect_charged(test, tag_at(test, la), kmalloc_bytes(100), 1);
+	expect_charged(test, tag_at(test, lb), kmalloc_bytes(100), 1);
+	expect_charged(test, tag_at(test, lc), kmalloc_bytes(700), 1);
+	expect_charged(test, tag_at(test, ld), kmalloc_bytes(700), 1);
+	kfree(a);
+	kfree(b);
+	kfree(c);
+	kfree(d);
+	expect_charged(test, tag_at(test, la), 0, 0);
+	expect_charged(test, tag_at(test, lb), 0, 0);
+	expect_charged(test, tag_at(test, lc), 0, 0);
+	expect_charged(test, tag_at(test, ld), 0, 0);
+}
+
+static void test_kzalloc_kcalloc(struct kunit *test)
+{
+	void *p[7];
+	unsigned int l[7];
+	u64 want[7];
+	int i;
+
+	p[0] = kzalloc(24, GFP_KERNEL); l[0] = __LINE__;
+	p[1] = kzalloc_node(__no_const(40), GFP_KERNEL, NUMA_NO_NODE); l[1] = __LINE__;
+	p[2] = kcalloc(10, 12, GFP_KERNEL); l[2] = __LINE__;
+	p[3] = kcalloc_node(__no_const(5), 50, GFP_KERNEL, numa_mem_id()); l[3] = __LINE__;
+	p[4] = kmalloc_array(__no_const(3), 100, GFP_KERNEL); l[4] = __LINE__;
+	p[5] = kmalloc_array_node(8, 8, GFP_KERNEL, NUMA_NO_NODE); l[5] = __LINE__;
+	p[6] = kmalloc_track_caller(300, GFP_KERNEL); l[6] = __LINE__;
+	want[0] = kmalloc_bytes(24);
+	want[1] = kmalloc_bytes(40);
+	want[2] = kmalloc_bytes(120);
+	want[3] = kmalloc_bytes(250);
+	want[4] = kmalloc_bytes(300);
+	want[5] = kmalloc_bytes(64);
+	want[6] = kmalloc_bytes(300);
+	for (i = 0; i < ARRAY_SIZE(p); i++) {
+		KUNIT_ASSERT_NOT_NULL(test, p[i]);
+		expect_charged(test, tag_at(test, l[i]), want[i], 1);
+	}
+	KUNIT_EXPECT_TRUE(test, !memchr_inv(p[2], 0, 120));
+	for (i = 0; i < ARRAY_SIZE(p); i++) {
+		kfree(p[i]);
+		expect_charged(test, tag_at(test, l[i]), 0, 0);
+	}
+}
+
+static void test_kmalloc_node_track_caller(struct kunit *test)
+{
+	unsigned int line;
+	void *p;
+
+	p = kmalloc_node_track_caller(64, GFP_KERNEL, NUMA_NO_NODE); line = __LINE__;
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	expect_charged(test, tag_at(test, line), kmalloc_bytes(64), 1);
+	kfree(p);
+	expect_charged(test, tag_at(test, line), 0, 0);
+}
+
+/* Larger than the largest kmalloc cache: pages, charged once, here. */
+static void test_kmalloc_large(struct kunit *test)
+{
+	size_t size = 3 * PAGE_SIZE;
+	void *a, *b, *c;
+	unsigned int la, lb, lc;
+
+	a = kmalloc(3 * PAGE_SIZE, GFP_KERNEL); la = __LINE__;
+	b = kmalloc(__no_const(size), GFP_KERNEL); lb = __LINE__;
+	c = kmalloc_node(__no_const(5 * PAGE_SIZE), GFP_KERNEL, NUMA_NO_NODE); lc = __LINE__;
+	KUNIT_ASSERT_TRUE(test, a && b && c);
+	expect_charged(test, tag_at(test, la), 4 * PAGE_SIZE, 1);
+	expect_charged(test, tag_at(test, lb), 4 * PAGE_SIZE, 1);
+	expect_charged(test, tag_at(test, lc), 8 * PAGE_SIZE, 1);
+	kfree(a);
+	kfree(b);
+	kfree(c);
+	expect_charged(test, tag_at(test, la), 0, 0);
+	expect_charged(test, tag_at(test, lb), 0, 0);
+	expect_charged(test, tag_at(test, lc), 0, 0);
+}
+
+static void test_kmem_cache(struct kunit *test)
+{
+	struct kmem_cache *s;
+	void *p[4];
+	unsigned int l[4];
+	int i;
+
+	s = kmem_cache_create("alloc_tag_test", 200, 0, 0, NULL);
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	p[0] = kmem_cache_alloc(s, GFP_KERNEL); l[0] = __LINE__;
+	p[1] = kmem_cache_zalloc(s, GFP_KERNEL); l[1] = __LINE__;
+	p[2] = kmem_cache_alloc_node(s, GFP_KERNEL, NUMA_NO_NODE); l[2] = __LINE__;
+	p[3] = kmem_cache_alloc_lru(s, NULL, GFP_KERNEL); l[3] = __LINE__;
+	for (i = 0; i < ARRAY_SIZE(p); i++) {
+		KUNIT_ASSERT_NOT_NULL(test, p[i]);
+		expect_charged(test, tag_at(test, l[i]), s->size, 1);
+	}
+	KUNIT_EXPECT_TRUE(test, !memchr_inv(p[1], 0, 200));
+	for (i = 0; i < ARRAY_SIZE(p); i++) {
+		kmem_cache_free(s, p[i]);
+		expect_charged(test, tag_at(test, l[i]), 0, 0);
+	}
+	kmem_cache_destroy(s);
+}
+
+static void test_bulk(struct kunit *test)
+{
+	struct kmem_cache *s;
+	void *objs[40], *kobjs[3];
+	unsigned int line, lk[3];
+	int n;
+
+	s = kmem_cache_create("alloc_tag_test_bulk", 72, 0, 0, NULL);
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	n = kmem_cache_alloc_bulk(s, GFP_KERNEL, ARRAY_SIZE(objs), objs); line = __LINE__;
+	KUNIT_ASSERT_EQ(test, n, (int)ARRAY_SIZE(objs));
+	expect_charged(test, tag_at(test, line), ARRAY_SIZE(objs) * s->size,
+		       ARRAY_SIZE(objs));
+	kmem_cache_free_bulk(s, 10, objs);
+	expect_charged(test, tag_at(test, line), 30 * s->size, 30);
+	kmem_cache_free_bulk(s, 30, objs + 10);
+	expect_charged(test, tag_at(test, line), 0, 0);
+	kmem_cache_destroy(s);
+
+	kobjs[0] = kmalloc(16, GFP_KERNEL); lk[0] = __LINE__;
+	kobjs[1] = kmalloc(3 * PAGE_SIZE, GFP_KERNEL); lk[1] = __LINE__;
+	kobjs[2] = kmalloc(500, GFP_KERNEL); lk[2] = __LINE__;
+	KUNIT_ASSERT_TRUE(test, kobjs[0] && kobjs[1] && kobjs[2]);
+	kfree_bulk(ARRAY_SIZE(kobjs), kobjs);
+	expect_charged(test, tag_at(test, lk[0]), 0, 0);
+	expect_charged(test, tag_at(test, lk[1]), 0, 0);
+	expect_charged(test, tag_at(test, lk[2]), 0, 0);
+}
+
+/* krealloc() leaves the memory charged to its caller, moved or not. */
+static void test_krealloc(struct kunit *test)
+{
+	unsigned int la, lb, lc, ld, le, lf;
+	void *p, *q;
+
+	p = kmalloc(64, GFP_KERNEL); la = __LINE__;
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	q = krealloc(p, 40, GFP_KERNEL); lb = __LINE__;
+	KUNIT_ASSERT_PTR_EQ(test, q, p);
+	expect_charged(test, tag_at(test, la), 0, 0);
+	expect_charged(test, tag_at(test, lb), kmalloc_bytes(64), 1);
+
+	p = krealloc(q, 1000, GFP_KERNEL); lc = __LINE__;
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	expect_charged(test, tag_at(test, lb), 0, 0);
+	expect_charged(test, tag_at(test, lc), kmalloc_bytes(1000), 1);
+
+	q = krealloc(p, 3 * PAGE_SIZE, GFP_KERNEL); ld = __LINE__;
+	KUNIT_ASSERT_NOT_NULL(test, q);
+	expect_charged(test, tag_at(test, lc), 0, 0);
+	expect_charged(test, tag_at(test, ld), 4 * PAGE_SIZE, 1);
+
+	p = krealloc_array(q, 2, 2 * PAGE_SIZE - 16, GFP_KERNEL); le = __LINE__;
+	KUNIT_ASSERT_PTR_EQ(test, p, q);
+	expect_charged(test, tag_at(test, ld), 0, 0);
+	expect_charged(test, tag_at(test, le), 4 * PAGE_SIZE, 1);
+	kfree(p);
+	expect_charged(test, tag_at(test, le), 0, 0);
+
+	p = krealloc(NULL, 200, GFP_KERNEL); lf = __LINE__;
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	expect_charged(test, tag_at(test, lf), kmalloc_bytes(200), 1);
+	KUNIT_EXPECT_PTR_EQ(test, krealloc(p, 0, GFP_KERNEL), ZERO_SIZE_PTR);
+	expect_charged(test, tag_at(test, lf), 0, 0);
+}
+
+struct rcu_obj {
+	struct rcu_head rcu;
+	char data[100];
+};
+
+/* Frees after a grace period; waits for them, however long they take. */
+static void wait_uncharged(struct kunit *test, unsigned int line)
+{
+	struct alloc_tag *tag = tag_at(test, line);
+	unsigned long timeout = jiffies + 30 * HZ;
+
+	while (alloc_tag_read(tag).calls && time_before(jiffies, timeout)) {
+		rcu_barrier();
+		msleep(20);
+	}
+	expect_charged(test, tag, 0, 0);
+}
+
+static void test_kfree_rcu(struct kunit *test)
+{
+	struct rcu_obj *a;
+	unsigned int la, lb;
+	void *b;
+
+	a = kmalloc(sizeof(*a), GFP_KERNEL); la = __LINE__;
+	b = kvmalloc(300, GFP_KERNEL); lb = __LINE__;
+	KUNIT_ASSERT_TRUE(test, a && b);
+	expect_charged(test, tag_at(test, la), kmalloc_bytes(sizeof(*a)), 1);
+	expect_charged(test, tag_at(test, lb), kmalloc_bytes(300), 1);
+	kfree_rcu(a, rcu);
+	kvfree_rcu(b);
+	wait_uncharged(test, la);
+	wait_uncharged(test, lb);
+}
+
+/* Pages of a vmalloc'ed area: each page is charged as one call. */
+#define VM_SIZE		(6UL << 20)
+#define VM_PAGES	(VM_SIZE >> PAGE_SHIFT)
+
+static void test_kvmalloc(struct kunit *test)
+{
+	void *p[7];
+	unsigned int l[7];
+	int i;
+
+	p[0] = kvmalloc(100, GFP_KERNEL); l[0] = __LINE__;
+	p[1] = kvzalloc(__no_const(2000), GFP_KERNEL); l[1] = __LINE__;
+	p[2] = kvmalloc_node(300, GFP_KERNEL, NUMA_NO_NODE); l[2] = __LINE__;
+	p[3] = kvzalloc_node(3 * PAGE_SIZE, GFP_KERNEL, NUMA_NO_NODE); l[3] = __LINE__;
+	p[4] = kvmalloc_array(10, 10, GFP_KERNEL); l[4] = __LINE__;
+	p[5] = kvcalloc(__no_const(4), 64, GFP_KERNEL); l[5] = __LINE__;
+	/* Too large for kmalloc: the vmalloc path. */
+	p[6] = kvmalloc(VM_SIZE, GFP_KERNEL); l[6] = __LINE__;
+	for (i = 0; i < ARRAY_SIZE(p); i++)
+		KUNIT_ASSERT_NOT_NULL(test, p[i]);
+	KUNIT_EXPECT_FALSE(test, is_vmalloc_addr(p[3]));
+	KUNIT_EXPECT_TRUE(test, is_vmalloc_addr(p[6]));
+	expect_charged(test, tag_at(test, l[0]), kmalloc_bytes(100), 1);
+	expect_charged(test, tag_at(test, l[1]), kmalloc_bytes(2000), 1);
+	expect_charged(test, tag_at(test, l[2]), kmalloc_bytes(300), 1);
+	expect_charged(test, tag_at(test, l[3]), 4 * PAGE_SIZE, 1);
+	expect_charged(test, tag_at(test, l[4]), kmalloc_bytes(100), 1);
+	expect_charged(test, tag_at(test, l[5]), kmalloc_bytes(256), 1);
+	expect_charged(test, tag_at(test, l[6]), VM_SIZE, VM_PAGES);
+	for (i = 0; i < ARRAY_SIZE(p); i++) {
+		kvfree(p[i]);
+		expect_charged(test, tag_at(test, l[i]), 0, 0);
+	}
+}
+
+static void test_kvrealloc(struct kunit *test)
+{
+	unsigned int la, lb, lc, ld;
+	void *p, *q;
+
+	p = kvmalloc(100, GFP_KERNEL); la = __LINE__;
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	q = kvrealloc(p, 100, 1500, GFP_KERNEL); lb = __LINE__;
+	KUNIT_ASSERT_NOT_NULL(test, q);
+	expect_charged(test, tag_at(test, la), 0, 0);
+	expect_charged(test, tag_at(test, lb), kmalloc_bytes(1500), 1);
+
+	p = kvrealloc(q, 1500, 1000, GFP_KERNEL); lc = __LINE__;
+	KUNIT_ASSERT_PTR_EQ(test, p, q);
+	expect_charged(test, tag_at(test, lb), 0, 0);
+	expect_charged(test, tag_at(test, lc), kmalloc_bytes(1500), 1);
+
+	q = kvrealloc(p, 1000, VM_SIZE, GFP_KERNEL); ld = __LINE__;
+	KUNIT_ASSERT_TRUE(test, q && is_vmalloc_addr(q));
+	expect_charged(test, tag_at(test, lc), 0, 0);
+	expect_charged(test, tag_at(test, ld), VM_SIZE, VM_PAGES);
+	kvfree(q);
+	expect_charged(test, tag_at(test, ld), 0, 0);
+}
+
+static void test_string_helpers(struct kunit *test)
+{
+	static const char rodata[] = "in .rodata";
+	char str[] = "profile me";
+	char buf[200] = { 1 };
+	const char *c;
+	void *p[5];
+	unsigned int l[5], lc;
+	u64 want[5];
+	int i;
+
+	p[0] = kstrdup(str, GFP_KERNEL); l[0] = __LINE__;
+	p[1] = kstrndup(str, 4, GFP_KERNEL); l[1] = __LINE__;
+	p[2] = kmemdup(buf, sizeof(buf), GFP_KERNEL); l[2] = __LINE__;
+	p[3] = kmemdup_nul(str, 3, GFP_KERNEL); l[3] = __LINE__;
+	p[4] = (void *)kstrdup_const(str, GFP_KERNEL); l[4] = __LINE__;
+	want[0] = kmalloc_bytes(sizeof(str));
+	want[1] = kmalloc_bytes(5);
+	want[2] = kmalloc_bytes(200);
+	want[3] = kmalloc_bytes(4);
+	want[4] = kmalloc_bytes(sizeof(str));
+	for (i = 0; i < ARRAY_SIZE(p); i++) {
+		KUNIT_ASSERT_NOT_NULL(test, p[i]);
+		expect_charged(test, tag_at(test, l[i]), want[i], 1);
+	}
+	KUNIT_EXPECT_STREQ(test, (char *)p[1], "prof");
+	KUNIT_EXPECT_STREQ(test, (char *)p[3], "pro");
+	for (i = 0; i < ARRAY_SIZE(p); i++) {
+		kfree(p[i]);
+		expect_charged(test, tag_at(test, l[i]), 0, 0);
+	}
+
+	/* A string in .rodata is not copied, so nothing is charged. */
+	c = kstrdup_const(rodata, GFP_KERNEL); lc = __LINE__;
+	KUNIT_EXPECT_PTR_EQ(test, c, (const char *)rodata);
+	expect_charged(test, tag_at(test, lc), 0, 0);
+	kfree_const(c);
+}
+
+/* The user-copy helpers need a user address: map one in a private mm. */
+static void test_memdup_user(struct kunit *test)
+{
+	static const char data[] = "copied from user space";
+	struct mm_struct *mm;
+	unsigned long uaddr;
+	void __user *u;
+	void *p[6];
+	unsigned int l[6];
+	u64 want[6];
+	int i;
+
+	if (current->mm)
+		kunit_skip(test, "the test thread has an mm of its own");
+	mm = mm_alloc();
+	KUNIT_ASSERT_NOT_NULL(test, mm);
+	mm->task_size = TASK_SIZE;
+	arch_pick_mmap_layout(mm, &current->signal->rlim[RLIMIT_STACK]);
+	kthread_use_mm(mm);
+	uaddr = vm_mmap(NULL, 0, PAGE_SIZE, PROT_READ | PROT_WRITE,
+			MAP_ANONYMOUS | MAP_PRIVATE, 0);
+	if (IS_ERR_VALUE(uaddr))
+		goto out;
+	u = (void __user *)uaddr;
+	if (copy_to_user(u, data, sizeof(data)))
+		goto out_unmap;
+
+	p[0] = memdup_user(u, sizeof(data)); l[0] = __LINE__;
+	p[1] = memdup_user_nul(u, 6); l[1] = __LINE__;
+	p[2] = vmemdup_user(u, 100); l[2] = __LINE__;
+	p[3] = strndup_user(u, PAGE_SIZE); l[3] = __LINE__;
+	p[4] = memdup_array_user(u, 3, 8); l[4] = __LINE__;
+	p[5] = vmemdup_array_user(u, 2, 100); l[5] = __LINE__;
+	want[0] = kmalloc_bytes(sizeof(data));
+	want[1] = kmalloc_bytes(7);
+	want[2] = kmalloc_bytes(100);
+	want[3] = kmalloc_bytes(sizeof(data));
+	want[4] = kmalloc_bytes(24);
+	want[5] = kmalloc_bytes(200);
+	for (i = 0; i < ARRAY_SIZE(p); i++) {
+		KUNIT_EXPECT_FALSE(test, IS_ERR(p[i]));
+		if (IS_ERR(p[i]))
+			continue;
+		expect_charged(test, tag_at(test, l[i]), want[i], 1);
+		kvfree(p[i]);
+		expect_charged(test, tag_at(test, l[i]), 0, 0);
+	}
+out_unmap:
+	vm_munmap(uaddr, PAGE_SIZE);
+out:
+	kthread_unuse_mm(mm);
+	mmput(mm);
+	KUNIT_EXPECT_FALSE(test, IS_ERR_VALUE(uaddr));
+}
+
+/* A cache created without object extensions is never charged. */
+static void test_no_obj_ext(struct kunit *test)
+{
+	struct kmem_cache *s;
+	unsigned int la, lb;
+	void *a, *b;
+
+	s = kmem_cache_create("alloc_tag_test_noext", 64, 0, SLAB_NO_OBJ_EXT, NULL);
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	a = kmem_cache_alloc(s, GFP_KERNEL); la = __LINE__;
+	b = kmalloc(64, GFP_KERNEL | __GFP_NO_OBJ_EXT); lb = __LINE__;
+	KUNIT_ASSERT_TRUE(test, a && b);
+	expect_charged(test, tag_at(test, la), 0, 0);
+	expect_charged(test, tag_at(test, lb), 0, 0);
+	kmem_cache_free(s, a);
+	kfree(b);
+	expect_charged(test, tag_at(test, la), 0, 0);
+	expect_charged(test, tag_at(test, lb), 0, 0);
+	kmem_cache_destroy(s);
+}
+
+/* KFENCE objects live outside slabs; they are charged all the same. */
+static void test_kfence(struct kunit *test)
+{
+	unsigned long timeout = jiffies + 30 * HZ;
+	unsigned int line, lr;
+	void *p;
+
+	if (!IS_ENABLED(CONFIG_KFENCE))
+		kunit_skip(test, "KFENCE is not built in");
+	for (;;) {
+		p = kmalloc(__no_const(48), GFP_KERNEL); line = __LINE__;
+		KUNIT_ASSERT_NOT_NULL(test, p);
+		if (is_kfence_address(p))
+			break;
+		kfree(p);
+		KUNIT_ASSERT_TRUE_MSG(test, time_before(jiffies, timeout),
+				      "no KFENCE object in 30 s");
+		usleep_range(500, 1000);
+	}
+	expect_charged(test, tag_at(test, line), kmalloc_bytes(48), 1);
+	p = krealloc(p, 40, GFP_KERNEL); lr = __LINE__;
+	KUNIT_ASSERT_TRUE(test, is_kfence_address(p));
+	expect_charged(test, tag_at(test, line), 0, 0);
+	expect_charged(test, tag_at(test, lr), kmalloc_bytes(48), 1);
+	kfree(p);
+	expect_charged(test, tag_at(test, lr), 0, 0);
+}
+
+/*
+ * Toggling profiling: an object allocated while it was off is never
+ * uncharged, and one that was charged is uncharged even when freed while
+ * it is off.
+ */
+static void test_toggle(struct kunit *test)
+{
+	unsigned int lon, loff;
+	void *on, *off;
+
+	if (IS_ENABLED(CONFIG_MEM_ALLOC_PROFILING_DEBUG))
+		kunit_skip(test, "DEBUG pins the profiling state");
+
+	on = kmalloc(128, GFP_KERNEL); lon = __LINE__;
+	KUNIT_ASSERT_EQ(test, mem_alloc_profiling_set(false), 0);
+	off = kmalloc(128, GFP_KERNEL); loff = __LINE__;
+	KUNIT_ASSERT_EQ(test, mem_alloc_profiling_set(true), 0);
+	KUNIT_ASSERT_TRUE(test, on && off);
+
+	expect_charged(test, tag_at(test, loff), 0, 0);
+	kfree(off);
+	expect_charged(test, tag_at(test, loff), 0, 0);
+
+	expect_charged(test, tag_at(test, lon), kmalloc_bytes(128), 1);
+	KUNIT_ASSERT_EQ(test, mem_alloc_profiling_set(false), 0);
+	kfree(on);
+	KUNIT_ASSERT_EQ(test, mem_alloc_profiling_set(true), 0);
+	expect_charged(test, tag_at(test, lon), 0, 0);
+}
+
+static struct kunit_case alloc_tag_slab_test_cases[] = {
+	KUNIT_CASE(test_kmalloc),
+	KUNIT_CASE(test_kzalloc_kcalloc),
+	KUNIT_CASE(test_kmalloc_node_track_caller),
+	KUNIT_CASE(test_kmalloc_large),
+	KUNIT_CASE(test_kmem_cache),
+	KUNIT_CASE(test_bulk),
+	KUNIT_CASE(test_krealloc),
+	KUNIT_CASE(test_kfree_rcu),
+	KUNIT_CASE(test_kvmalloc),
+	KUNIT_CASE(test_kvrealloc),
+	KUNIT_CASE(test_string_helpers),
+	KUNIT_CASE(test_memdup_user),
+	KUNIT_CASE(test_no_obj_ext),
+	KUNIT_CASE(test_kfence),
+	KUNIT_CASE(test_toggle),
+	{}
+};
+
+static struct kunit_suite alloc_tag_slab_test_suite = {
+	.name = "alloc_tag_slab",
+	.init = alloc_tag_test_init,
+	.test_cases = alloc_tag_slab_test_cases,
+};
+
+kunit_test_suite(alloc_tag_slab_test_suite);
+
+MODULE_LICENSE("GPL");
