@@ -14,19 +14,25 @@ TEST_FRAGS     := configs/guest.config,configs/test.config
 KERNEL_test    := tinyconfig:$(TEST_FRAGS),configs/profiling.config,configs/profiling-test.config
 KERNEL_nonprof := tinyconfig:$(TEST_FRAGS),configs/memcg.config
 KERNEL_debug   := tinyconfig:$(TEST_FRAGS),configs/memcg.config,configs/profiling.config,configs/profiling-test.config,configs/debug.config
+KERNEL_slab    := tinyconfig:configs/guest.config,configs/memcg.config,configs/slab.config
+KERNEL_slob    := tinyconfig:configs/guest.config,configs/slob.config
 KERNEL_run     := x86_64_defconfig:kernel:kvm_guest.config,configs/guest.config,configs/run.config,configs/profiling.config
 
 # The boots of `make check`, in this order. BOOT_<name> is
 # KERNEL|KSELFTESTS|KERNEL ARGS; each kernel is built once, and the
-# boot-parameter boots run only their own test.
-CHECK_BOOTS       := test nonprof debug boot-never boot-off boot-bogus
+# boot-parameter boots run only their own test. KSELFTESTS "-" means the
+# kernel is only built.
+CHECK_BOOTS       := test nonprof debug boot-never boot-off boot-bogus \
+		     build-slab build-slob
 BOOT_test         := test|alloc_tag:allocinfo_test|
 BOOT_nonprof      := nonprof|alloc_tag:noprof_test,alloc_tag:memcg_kmem_test|
 BOOT_debug        := debug|alloc_tag:allocinfo_test,alloc_tag:memcg_kmem_test|
 BOOT_boot-never   := test|alloc_tag:boot_param_test|kunit.enable=0 sysctl.vm.mem_profiling=never
 BOOT_boot-off     := test|alloc_tag:boot_param_test|kunit.enable=0 sysctl.vm.mem_profiling=0
 BOOT_boot-bogus   := test|alloc_tag:boot_param_test|kunit.enable=0 sysctl.vm.mem_profiling=yes
-export KERNEL_test KERNEL_nonprof KERNEL_debug
+BOOT_build-slab   := slab|-|
+BOOT_build-slob   := slob|-|
+export KERNEL_test KERNEL_nonprof KERNEL_debug KERNEL_slab KERNEL_slob
 
 .PHONY: all deps tree export check checkpatch run shell clean help
 

@@ -320,7 +320,7 @@ static void test_string_helpers(struct kunit *test)
 	char str[] = "profile me";
 	char buf[200] = { 1 };
 	const char *c;
-	void *p[5];
+	const void *p[5];
 	unsigned int l[5], lc;
 	u64 want[5];
 	int i;
@@ -329,7 +329,7 @@ static void test_string_helpers(struct kunit *test)
 	p[1] = kstrndup(str, 4, GFP_KERNEL); l[1] = __LINE__;
 	p[2] = kmemdup(buf, sizeof(buf), GFP_KERNEL); l[2] = __LINE__;
 	p[3] = kmemdup_nul(str, 3, GFP_KERNEL); l[3] = __LINE__;
-	p[4] = (void *)kstrdup_const(str, GFP_KERNEL); l[4] = __LINE__;
+	p[4] = kstrdup_const(str, GFP_KERNEL); l[4] = __LINE__;
 	want[0] = kmalloc_bytes(sizeof(str));
 	want[1] = kmalloc_bytes(5);
 	want[2] = kmalloc_bytes(200);
@@ -434,7 +434,7 @@ static void test_kfence(struct kunit *test)
 {
 	unsigned long timeout = jiffies + 30 * HZ;
 	unsigned int line, lr;
-	void *p;
+	void *p, *q;
 
 	if (!IS_ENABLED(CONFIG_KFENCE))
 		kunit_skip(test, "KFENCE is not built in");
@@ -449,11 +449,11 @@ static void test_kfence(struct kunit *test)
 		usleep_range(500, 1000);
 	}
 	expect_charged(test, tag_at(test, line), kmalloc_bytes(48), 1);
-	p = krealloc(p, 40, GFP_KERNEL); lr = __LINE__;
-	KUNIT_ASSERT_TRUE(test, is_kfence_address(p));
+	q = krealloc(p, 40, GFP_KERNEL); lr = __LINE__;
+	KUNIT_ASSERT_PTR_EQ(test, q, p);
 	expect_charged(test, tag_at(test, line), 0, 0);
 	expect_charged(test, tag_at(test, lr), kmalloc_bytes(48), 1);
-	kfree(p);
+	kfree(q);
 	expect_charged(test, tag_at(test, lr), 0, 0);
 }
 

@@ -52,7 +52,7 @@ static long read_long(const char *path)
 }
 
 /* The slab_unreclaimable line of the test cgroup's memory.stat. */
-static long slab_unreclaimable(void)
+static long cgroup_slab_bytes(void)
 {
 	char line[256];
 	long val = -1;
@@ -98,13 +98,13 @@ TEST(gfp_account_slab_objects_are_charged_and_uncharged)
 	ds.msg_qbytes = 2 * MSGS * MSG_BYTES;
 	ASSERT_EQ(0, msgctl(q, IPC_SET, &ds));
 
-	before = slab_unreclaimable();
+	before = cgroup_slab_bytes();
 	ASSERT_LE(0, before);
 	for (i = 0; i < MSGS; i++)
 		ASSERT_EQ(0, msgsnd(q, &msg, sizeof(msg.mtext), IPC_NOWAIT));
-	sent = slab_unreclaimable();
+	sent = cgroup_slab_bytes();
 	ASSERT_EQ(0, msgctl(q, IPC_RMID, NULL));
-	after = slab_unreclaimable();
+	after = cgroup_slab_bytes();
 
 	TH_LOG("object %ld bytes: before %ld, with %d messages %ld, after %ld",
 	       obj, before, MSGS, sent, after);
