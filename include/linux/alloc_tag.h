@@ -10,6 +10,7 @@
 #ifndef _LINUX_ALLOC_TAG_H
 #define _LINUX_ALLOC_TAG_H
 
+#include <linux/bits.h>
 #include <linux/bug.h>
 #include <linux/codetag.h>
 #include <linux/container_of.h>
@@ -81,7 +82,7 @@ static inline bool mem_alloc_tags_in_use(void)
 }
 
 /* ct.flags: the tag missed events, its counters are not exact. */
-#define CODETAG_FLAG_INACCURATE	(1u << 0)
+#define CODETAG_FLAG_INACCURATE	BIT(0)
 
 /*
  * Called when an allocation at @tag could not be charged (no room to
