@@ -12,6 +12,7 @@
 #include <linux/jiffies.h>
 #include <linux/kfence.h>
 #include <linux/kthread.h>
+#include <linux/mempool.h>
 #include <linux/mm.h>
 #include <linux/mman.h>
 #include <linux/rcupdate.h>
@@ -458,6 +459,49 @@ static void test_kfence(struct kunit *test)
 }
 
 /*
+ * A mempool's reserved elements are charged to the line that created the
+ * pool, an element allocated later to the line that called mempool_alloc().
+ */
+static void test_mempool(struct kunit *test)
+{
+	unsigned int lpool, lpages, lalloc, lresize;
+	struct kmem_cache *s;
+	mempool_t *pool, pages;
+	void *elem, *page;
+
+	s = kmem_cache_create("alloc_tag_test_pool", 96, 0, 0, NULL);
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	pool = mempool_create_slab_pool(4, s); lpool = __LINE__;
+	KUNIT_ASSERT_NOT_NULL(test, pool);
+	expect_charged(test, tag_at(test, lpool), 4 * s->size, 4);
+
+	elem = mempool_alloc(pool, GFP_KERNEL); lalloc = __LINE__;
+	KUNIT_ASSERT_NOT_NULL(test, elem);
+	expect_charged(test, tag_at(test, lalloc), s->size, 1);
+	KUNIT_ASSERT_EQ(test, mempool_resize(pool, 6), 0); lresize = __LINE__;
+	expect_charged(test, tag_at(test, lresize), 2 * s->size, 2);
+	/* The pool holds its six reserved elements: this one is freed. */
+	mempool_free(elem, pool);
+	expect_charged(test, tag_at(test, lalloc), 0, 0);
+	mempool_destroy(pool);
+	expect_charged(test, tag_at(test, lpool), 0, 0);
+	expect_charged(test, tag_at(test, lalloc), 0, 0);
+	expect_charged(test, tag_at(test, lresize), 0, 0);
+	kmem_cache_destroy(s);
+
+	KUNIT_ASSERT_EQ(test, mempool_init_page_pool(&pages, 2, 1), 0); lpages = __LINE__;
+	expect_charged(test, tag_at(test, lpages), 4 * PAGE_SIZE, 2);
+	page = mempool_alloc(&pages, GFP_KERNEL); lalloc = __LINE__;
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	expect_charged(test, tag_at(test, lalloc), 2 * PAGE_SIZE, 1);
+	mempool_free(page, &pages);
+	expect_charged(test, tag_at(test, lalloc), 0, 0);
+	mempool_exit(&pages);
+	expect_charged(test, tag_at(test, lpages), 0, 0);
+	expect_charged(test, tag_at(test, lalloc), 0, 0);
+}
+
+/*
  * Toggling profiling: an object allocated while it was off is never
  * uncharged, and one that was charged is uncharged even when freed while
  * it is off.
@@ -502,6 +546,7 @@ static struct kunit_case alloc_tag_slab_test_cases[] = {
 	KUNIT_CASE(test_memdup_user),
 	KUNIT_CASE(test_no_obj_ext),
 	KUNIT_CASE(test_kfence),
+	KUNIT_CASE(test_mempool),
 	KUNIT_CASE(test_toggle),
 	{}
 };
