@@ -16,6 +16,7 @@
 #include <linux/mm.h>
 #include <linux/mman.h>
 #include <linux/rcupdate.h>
+#include <linux/rhashtable.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -501,6 +502,67 @@ static void test_mempool(struct kunit *test)
 	expect_charged(test, tag_at(test, lalloc), 0, 0);
 }
 
+struct rht_obj {
+	int key;
+	struct rhash_head node;
+};
+
+static const struct rhashtable_params rht_params = {
+	.key_len = sizeof(int),
+	.key_offset = offsetof(struct rht_obj, key),
+	.head_offset = offsetof(struct rht_obj, node),
+};
+
+/* What the hash table's current bucket table costs. */
+static u64 rht_table_bytes(struct rhashtable *ht)
+{
+	struct bucket_table *tbl = rcu_dereference_protected(ht->tbl, 1);
+
+	return kmalloc_bytes(struct_size(tbl, buckets, tbl->size));
+}
+
+/* Waits for a pass of the resize worker; true while resizing goes on. */
+static bool rht_resizing(struct rhashtable *ht)
+{
+	struct bucket_table *tbl = rcu_dereference_protected(ht->tbl, 1);
+
+	return flush_work(&ht->run_work) || rcu_access_pointer(tbl->future_tbl);
+}
+
+/*
+ * A hash table's bucket tables are charged to its rhashtable_init() line,
+ * also those its resize worker allocates later.
+ */
+static void test_rhashtable(struct kunit *test)
+{
+	struct rhashtable ht;
+	struct rht_obj *objs;
+	unsigned int line, size0, i;
+	int n = 200;
+
+	objs = kcalloc(n, sizeof(*objs), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, objs);
+	KUNIT_ASSERT_EQ(test, rhashtable_init(&ht, &rht_params), 0); line = __LINE__;
+	size0 = rcu_dereference_protected(ht.tbl, 1)->size;
+	expect_charged(test, tag_at(test, line), rht_table_bytes(&ht), 1);
+
+	for (i = 0; i < n; i++) {
+		objs[i].key = i;
+		KUNIT_ASSERT_EQ(test, rhashtable_insert_fast(&ht, &objs[i].node,
+							     rht_params), 0);
+	}
+	/* Let the worker finish growing, and the old tables be freed. */
+	for (i = 0; i < 100 && rht_resizing(&ht); i++)
+		msleep(20);
+	rcu_barrier();
+	KUNIT_EXPECT_GT(test, rcu_dereference_protected(ht.tbl, 1)->size, size0);
+	expect_charged(test, tag_at(test, line), rht_table_bytes(&ht), 1);
+
+	rhashtable_destroy(&ht);
+	expect_charged(test, tag_at(test, line), 0, 0);
+	kfree(objs);
+}
+
 /*
  * Toggling profiling: an object allocated while it was off is never
  * uncharged, and one that was charged is uncharged even when freed while
@@ -547,6 +609,7 @@ static struct kunit_case alloc_tag_slab_test_cases[] = {
 	KUNIT_CASE(test_no_obj_ext),
 	KUNIT_CASE(test_kfence),
 	KUNIT_CASE(test_mempool),
+	KUNIT_CASE(test_rhashtable),
 	KUNIT_CASE(test_toggle),
 	{}
 };

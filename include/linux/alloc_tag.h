@@ -202,6 +202,7 @@ do {									\
 static inline bool mem_alloc_profiling_enabled(void) { return false; }
 static inline bool mem_alloc_tags_in_use(void) { return false; }
 #define alloc_hooks(_do_alloc) _do_alloc
+#define alloc_hooks_tag(_tag, _do_alloc) _do_alloc
 
 #endif /* CONFIG_MEM_ALLOC_PROFILING */
 
