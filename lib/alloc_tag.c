@@ -102,6 +102,20 @@ static void set_profiling_keys(bool enable)
 }
 
 /**
+ * mem_alloc_profiling_supported - whether profiling can ever be enabled
+ *
+ * Allocators that must prepare room for tags ahead of time (percpu
+ * chunks) ask this rather than the current state, which can change.
+ * Known from the early command line on.
+ *
+ * Return: false after sysctl.vm.mem_profiling=never.
+ */
+bool mem_alloc_profiling_supported(void)
+{
+	return mem_profiling_support;
+}
+
+/**
  * mem_alloc_profiling_set - switch profiling of new allocations on or off
  * @enable: the new state
  *

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * KUnit tests for slab profiling: every kmalloc, kmem_cache, kvmalloc and
- * string/memdup entry point charges the line that called it with the
- * object size of the cache that serves it (or the pages of a large
- * kmalloc), and every way of freeing uncharges exactly that.
+ * KUnit tests for slab and vmalloc profiling: every kmalloc, kmem_cache,
+ * kvmalloc, vmalloc and string/memdup entry point charges the line that
+ * called it with the object size of the cache that serves it (or the
+ * pages of a large kmalloc or of a vmalloc'ed area), and every way of
+ * freeing uncharges exactly that.
  *
  * Each allocation is made on a line of its own, which records __LINE__ on
  * the same line; the test then finds that line's tag.
@@ -226,7 +227,10 @@ struct rcu_obj {
 	char data[100];
 };
 
-/* Frees after a grace period; waits for them, however long they take. */
+/*
+ * Frees deferred to a grace period or to a work item: polls the tag until
+ * they have run, for at most 30 s.
+ */
 static void wait_uncharged(struct kunit *test, unsigned int line)
 {
 	struct alloc_tag *tag = tag_at(test, line);
@@ -314,6 +318,84 @@ static void test_kvrealloc(struct kunit *test)
 	expect_charged(test, tag_at(test, ld), VM_SIZE, VM_PAGES);
 	kvfree(q);
 	expect_charged(test, tag_at(test, ld), 0, 0);
+}
+
+/*
+ * The vmalloc family charges its caller one call of PAGE_SIZE per page of
+ * the area; the vm_struct and the page array are charged to mm/vmalloc.c.
+ * vmalloc_huge() of PMD_SIZE gets a huge page split into PMD_SIZE /
+ * PAGE_SIZE pages, or as many small pages if there is none: the same.
+ */
+static void test_vmalloc(struct kunit *test)
+{
+	static const unsigned long want[] = {
+		4, 1, VM_PAGES + 1, 2, 5, 2, 3, 1, 4, PMD_SIZE / PAGE_SIZE, 8, 2, 4,
+	};
+	unsigned long lo = VMALLOC_START, hi = VMALLOC_END;
+	unsigned long sz = 3 * PAGE_SIZE + 100;
+	unsigned int l[ARRAY_SIZE(want)];
+	void *p[ARRAY_SIZE(want)];
+	pgprot_t prot = PAGE_KERNEL;
+	int nid = NUMA_NO_NODE;
+	gfp_t gfp = GFP_KERNEL;
+	int i;
+
+	p[0] = vmalloc(3 * PAGE_SIZE + 100); l[0] = __LINE__;
+	p[1] = vzalloc(__no_const(PAGE_SIZE)); l[1] = __LINE__;
+	/* More than a page of page pointers: the array is vmalloc'ed too. */
+	p[2] = vzalloc(VM_SIZE + 100); l[2] = __LINE__;
+	p[3] = vmalloc_user(2 * PAGE_SIZE - 1); l[3] = __LINE__;
+	p[4] = vmalloc_node(5 * PAGE_SIZE, NUMA_NO_NODE); l[4] = __LINE__;
+	p[5] = vzalloc_node(PAGE_SIZE + 1, numa_mem_id()); l[5] = __LINE__;
+	p[6] = vmalloc_32(3 * PAGE_SIZE); l[6] = __LINE__;
+	p[7] = vmalloc_32_user(100); l[7] = __LINE__;
+	p[8] = vmalloc_huge(3 * PAGE_SIZE + 100, GFP_KERNEL); l[8] = __LINE__;
+	p[9] = vmalloc_huge(PMD_SIZE, GFP_KERNEL); l[9] = __LINE__;
+	p[10] = __vmalloc(7 * PAGE_SIZE + 1, GFP_KERNEL | __GFP_ZERO); l[10] = __LINE__;
+	p[11] = __vmalloc_node(2 * PAGE_SIZE, SHMLBA, gfp, nid, NULL); l[11] = __LINE__;
+	p[12] = __vmalloc_node_range(sz, 1, lo, hi, gfp, prot, 0, nid, NULL); l[12] = __LINE__;
+	for (i = 0; i < ARRAY_SIZE(p); i++) {
+		KUNIT_ASSERT_NOT_NULL(test, p[i]);
+		expect_charged(test, tag_at(test, l[i]), want[i] * PAGE_SIZE,
+			       want[i]);
+	}
+	for (i = 0; i < ARRAY_SIZE(p); i++) {
+		vfree(p[i]);
+		expect_charged(test, tag_at(test, l[i]), 0, 0);
+	}
+}
+
+/* The array variants: n * size bytes, rounded up to pages. */
+static void test_vmalloc_array(struct kunit *test)
+{
+	static const unsigned long want[] = { 3, 4, 2, 4 };
+	unsigned int l[ARRAY_SIZE(want)];
+	void *p[ARRAY_SIZE(want)];
+	int i;
+
+	p[0] = vmalloc_array(10, PAGE_SIZE / 4 + 1); l[0] = __LINE__;
+	p[1] = __vmalloc_array(__no_const(3), PAGE_SIZE + 8, GFP_KERNEL); l[1] = __LINE__;
+	p[2] = vcalloc(2, PAGE_SIZE / 2 + 1); l[2] = __LINE__;
+	p[3] = __vcalloc(4, PAGE_SIZE - 1, GFP_KERNEL); l[3] = __LINE__;
+	for (i = 0; i < ARRAY_SIZE(p); i++) {
+		KUNIT_ASSERT_NOT_NULL(test, p[i]);
+		expect_charged(test, tag_at(test, l[i]), want[i] * PAGE_SIZE,
+			       want[i]);
+	}
+	KUNIT_EXPECT_TRUE(test, !memchr_inv(p[2], 0, PAGE_SIZE + 2));
+	KUNIT_EXPECT_TRUE(test, !memchr_inv(p[3], 0, 4 * PAGE_SIZE - 4));
+	vfree(p[0]);
+	vfree(p[1]);
+	expect_charged(test, tag_at(test, l[0]), 0, 0);
+	expect_charged(test, tag_at(test, l[1]), 0, 0);
+	/*
+	 * vfree_atomic() leaves the freeing to a work item private to
+	 * mm/vmalloc.c, which cannot be flushed from here: poll the tags.
+	 */
+	vfree_atomic(p[2]);
+	vfree_atomic(p[3]);
+	wait_uncharged(test, l[2]);
+	wait_uncharged(test, l[3]);
 }
 
 static void test_string_helpers(struct kunit *test)
@@ -604,6 +686,8 @@ static struct kunit_case alloc_tag_slab_test_cases[] = {
 	KUNIT_CASE(test_kfree_rcu),
 	KUNIT_CASE(test_kvmalloc),
 	KUNIT_CASE(test_kvrealloc),
+	KUNIT_CASE(test_vmalloc),
+	KUNIT_CASE(test_vmalloc_array),
 	KUNIT_CASE(test_string_helpers),
 	KUNIT_CASE(test_memdup_user),
 	KUNIT_CASE(test_no_obj_ext),

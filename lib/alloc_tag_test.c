@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * KUnit tests for page allocation profiling: every page allocator entry
- * point charges the line that called it, with exact bytes and calls, and
- * every way of freeing the memory uncharges exactly that.
+ * KUnit tests for page and percpu allocation profiling: every page and
+ * percpu allocator entry point charges the line that called it, with exact
+ * bytes and calls, and every way of freeing the memory uncharges exactly
+ * that.
  *
  * Each allocation is made on a line of its own, which records __LINE__ on
  * the same line; the test then finds that line's tag.
@@ -10,6 +11,7 @@
 #include <linux/gfp.h>
 #include <linux/list.h>
 #include <linux/mm.h>
+#include <linux/percpu.h>
 #include <linux/pgalloc_tag.h>
 #include <linux/sched.h>
 
@@ -323,6 +325,36 @@ static void test_toggle(struct kunit *test)
 }
 
 /* The call site is the caller's line, not an allocator helper's. */
+/*
+ * A percpu area is its size, rounded up to 4 bytes, on every possible CPU.
+ * The 16 KiB areas do not all fit in the first chunk: new chunks are made.
+ */
+static void test_percpu(struct kunit *test)
+{
+	const u64 cpus = num_possible_cpus();
+	const u64 size[] = { 8, 12, 12, 100, 64, 16384, 16384, 16384, 16384 };
+	void __percpu *p[ARRAY_SIZE(size)];
+	unsigned int l[ARRAY_SIZE(size)], i;
+
+	p[0] = alloc_percpu(u64); l[0] = __LINE__;
+	p[1] = alloc_percpu_gfp(u32[3], GFP_KERNEL); l[1] = __LINE__;
+	p[2] = __alloc_percpu(10, 4); l[2] = __LINE__;
+	p[3] = __alloc_percpu_gfp(100, 4, GFP_KERNEL); l[3] = __LINE__;
+	p[4] = __alloc_reserved_percpu(64, 8); l[4] = __LINE__;
+	for (i = 5; i < ARRAY_SIZE(size); i++) {
+		p[i] = __alloc_percpu(16384, 8); l[i] = __LINE__;
+	}
+	for (i = 0; i < ARRAY_SIZE(size); i++)
+		KUNIT_ASSERT_NOT_NULL(test, p[i]);
+	for (i = 0; i < 5; i++)
+		expect_charged(test, tag_at(test, l[i]), size[i] * cpus, 1);
+	expect_charged(test, tag_at(test, l[5]), 4 * size[5] * cpus, 4);
+	for (i = 0; i < ARRAY_SIZE(size); i++)
+		free_percpu(p[i]);
+	for (i = 0; i < ARRAY_SIZE(size); i++)
+		expect_charged(test, tag_at(test, l[i]), 0, 0);
+}
+
 static void test_tag_names_the_caller(struct kunit *test)
 {
 	struct alloc_tag *tag;
@@ -352,6 +384,7 @@ static struct kunit_case alloc_tag_test_cases[] = {
 	KUNIT_CASE(test_alloc_contig),
 #endif
 	KUNIT_CASE(test_migration_swap),
+	KUNIT_CASE(test_percpu),
 	KUNIT_CASE(test_toggle),
 	KUNIT_CASE(test_tag_names_the_caller),
 	{}

@@ -102,6 +102,7 @@ static inline bool alloc_tag_is_inaccurate(struct alloc_tag *tag)
 struct alloc_tag_counters alloc_tag_read(struct alloc_tag *tag);
 struct alloc_tag *alloc_tag_find(const char *filename, unsigned int lineno);
 int mem_alloc_profiling_set(bool enable);
+bool mem_alloc_profiling_supported(void);
 
 #ifdef CONFIG_MEM_ALLOC_PROFILING_DEBUG
 static inline void alloc_tag_add_check(union codetag_ref *ref,
@@ -201,6 +202,7 @@ do {									\
 #define DEFINE_ALLOC_TAG(_alloc_tag)
 static inline bool mem_alloc_profiling_enabled(void) { return false; }
 static inline bool mem_alloc_tags_in_use(void) { return false; }
+static inline bool mem_alloc_profiling_supported(void) { return false; }
 #define alloc_hooks(_do_alloc) _do_alloc
 #define alloc_hooks_tag(_tag, _do_alloc) _do_alloc
 
