@@ -24,9 +24,9 @@ KERNEL_run     := x86_64_defconfig:kernel:kvm_guest.config,configs/guest.config,
 # kernel is only built.
 CHECK_BOOTS       := test nonprof debug boot-never boot-off boot-bogus \
 		     build-slab build-slob
-BOOT_test         := test|alloc_tag:allocinfo_test|
+BOOT_test         := test|alloc_tag:allocinfo_test,alloc_tag:module_test|
 BOOT_nonprof      := nonprof|alloc_tag:noprof_test,alloc_tag:memcg_kmem_test|
-BOOT_debug        := debug|alloc_tag:allocinfo_test,alloc_tag:memcg_kmem_test|
+BOOT_debug        := debug|alloc_tag:allocinfo_test,alloc_tag:module_test,alloc_tag:memcg_kmem_test|
 BOOT_boot-never   := test|alloc_tag:boot_param_test|kunit.enable=0 sysctl.vm.mem_profiling=never
 BOOT_boot-off     := test|alloc_tag:boot_param_test|kunit.enable=0 sysctl.vm.mem_profiling=0
 BOOT_boot-bogus   := test|alloc_tag:boot_param_test|kunit.enable=0 sysctl.vm.mem_profiling=yes

@@ -220,6 +220,9 @@ static void *allocinfo_start(struct seq_file *m, loff_t *pos)
 	struct codetag_iterator *iter = m->private;
 	loff_t skip = *pos;
 
+	/* Each read from the start shows the current set of modules. */
+	if (!skip)
+		codetag_free_unused();
 	codetag_lock_module_list(alloc_tag_cttype, true);
 	*iter = codetag_get_ct_iter(alloc_tag_cttype);
 	if (!skip)
@@ -260,6 +263,8 @@ static int allocinfo_show(struct seq_file *m, void *v)
 	codetag_to_text(m, iter->ct);
 	if (alloc_tag_is_inaccurate(tag))
 		seq_puts(m, " accurate:no");
+	if (iter->cmod->unloaded)
+		seq_puts(m, " module:unloaded");
 	seq_putc(m, '\n');
 	return 0;
 }
@@ -323,7 +328,11 @@ static int alloc_tag_module_load(struct codetag_type *cttype,
 	return 0;
 }
 
-/* Keep the tags (and so the module's memory) while they hold memory. */
+/*
+ * Keep the tags (and so the module's core) while they hold memory. No
+ * allocation can charge the tags of an unloaded module; once its bytes
+ * and calls both read zero, no free is still on its way to the counters.
+ */
 static bool alloc_tag_module_unload(struct codetag_type *cttype,
 				    struct codetag_module *cmod)
 {
@@ -335,12 +344,15 @@ static bool alloc_tag_module_unload(struct codetag_type *cttype,
 
 	for (tag = start; tag < stop; tag++) {
 		counter = alloc_tag_read(tag);
-		if (counter.bytes || counter.calls) {
-			pr_warn("%s unloaded with %llu bytes still allocated at %s:%u\n",
-				tag->ct.modname, counter.bytes,
-				tag->ct.filename, tag->ct.lineno);
-			live = true;
-		}
+		if (!counter.bytes && !counter.calls)
+			continue;
+		live = true;
+		/* Said once, at the unload; later calls only look. */
+		if (cmod->unloaded)
+			break;
+		pr_warn("%s unloaded with %llu bytes still allocated at %s:%u\n",
+			tag->ct.modname, counter.bytes,
+			tag->ct.filename, tag->ct.lineno);
 	}
 	if (live)
 		return false;

@@ -12,6 +12,7 @@
 #include <linux/rwsem.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
+#include <linux/workqueue.h>
 
 struct codetag_type {
 	struct list_head link;		/* in codetag_types */
@@ -164,6 +165,12 @@ codetag_register_type(const struct codetag_type_desc *desc)
 }
 
 #ifdef CONFIG_MODULES
+/* Tag ranges of unloaded modules, kept while their tags are in use. */
+static unsigned int nr_unloaded_cmods;
+static void free_unused_workfn(struct work_struct *work);
+static DECLARE_DELAYED_WORK(free_unused_work, free_unused_workfn);
+#define FREE_UNUSED_INTERVAL	(10 * HZ)
+
 static bool unload_cmods(struct codetag_type *cttype, struct module *mod)
 {
 	struct codetag_module *cmod, *tmp;
@@ -179,11 +186,70 @@ static bool unload_cmods(struct codetag_type *cttype, struct module *mod)
 			kfree(cmod);
 		} else {
 			cmod->unloaded = true;
+			nr_unloaded_cmods++;
 			freed = false;
 		}
 	}
 	up_write(&cttype->mod_lock);
+	if (!freed)
+		schedule_delayed_work(&free_unused_work, FREE_UNUSED_INTERVAL);
 	return freed;
+}
+
+/* Does any tag type still use memory of @mod? */
+static bool module_has_cmods(struct module *mod)
+{
+	struct codetag_module *cmod;
+	struct codetag_type *cttype;
+
+	lockdep_assert_held(&codetag_types_lock);
+	list_for_each_entry(cttype, &codetag_types, link)
+		list_for_each_entry(cmod, &cttype->modules, link)
+			if (cmod->mod == mod)
+				return true;
+	return false;
+}
+
+/**
+ * codetag_free_unused - drop the tags of unloaded modules once unused
+ *
+ * Asks each tag type again about the tags it kept at module unload; those
+ * no longer in use leave the iteration, and the module's core is freed
+ * when no type keeps tags in it. Runs periodically while such tags exist;
+ * readers of the tags call it to see the current state.
+ */
+void codetag_free_unused(void)
+{
+	struct codetag_module *cmod, *tmp;
+	struct codetag_type *cttype;
+	struct module *mod;
+
+	if (!READ_ONCE(nr_unloaded_cmods))
+		return;
+	mutex_lock(&codetag_types_lock);
+	list_for_each_entry(cttype, &codetag_types, link) {
+		down_write(&cttype->mod_lock);
+		list_for_each_entry_safe(cmod, tmp, &cttype->modules, link) {
+			if (!cmod->unloaded ||
+			    !cttype->desc.module_unload(cttype, cmod))
+				continue;
+			mod = cmod->mod;
+			list_del(&cmod->link);
+			kfree(cmod);
+			nr_unloaded_cmods--;
+			if (!module_has_cmods(mod))
+				module_free_core(mod);
+		}
+		up_write(&cttype->mod_lock);
+	}
+	mutex_unlock(&codetag_types_lock);
+}
+
+static void free_unused_workfn(struct work_struct *work)
+{
+	codetag_free_unused();
+	if (READ_ONCE(nr_unloaded_cmods))
+		schedule_delayed_work(&free_unused_work, FREE_UNUSED_INTERVAL);
 }
 
 /**
@@ -203,6 +269,7 @@ int codetag_load_module(struct module *mod, codetag_find_section_t find,
 	void *start;
 	int err = 0;
 
+	codetag_free_unused();
 	mutex_lock(&codetag_types_lock);
 	list_for_each_entry(cttype, &codetag_types, link) {
 		start = find(info, cttype->desc.section, &size);

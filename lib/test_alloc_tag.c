@@ -1,34 +1,51 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * A module for the alloc_tag kselftest: it allocates pages at load, at two
- * call sites it reports in the "sites" parameter, so that the test can find
- * them in /proc/allocinfo under [test_alloc_tag].
+ * A module for the alloc_tag kselftest: at load it allocates through the
+ * page, kmalloc, vmalloc and percpu allocators, one call site each, and
+ * reports each site in the "sites" parameter, one line per site:
+ * "file:line bytes calls", so that the test can find them in
+ * /proc/allocinfo under [test_alloc_tag].
  *
- *   free=1 (write, at run time)	free the pages now
- *   leak=1 (at load)			keep the pages when the module unloads
+ *   free=1 (write, at run time)	free the allocations now
+ *   leak=1 (at load)			at unload, hand the allocations over
+ *					to test_alloc_tag_keeper instead
  */
+#include <linux/cpumask.h>
 #include <linux/gfp.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/percpu.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+
+#include "test_alloc_tag.h"
 
 static struct page *pages;	/* order 2 */
 static unsigned long page;	/* one page */
-static char sites[256];
+static void *large;		/* a large kmalloc: order-2 pages */
+static void *area;		/* four vmalloc'ed pages */
+static u64 __percpu *counters;	/* four u64 per CPU */
+static char sites[512];
 static bool leak;
 
 module_param(leak, bool, 0400);
-MODULE_PARM_DESC(leak, "keep the allocations when unloading");
+MODULE_PARM_DESC(leak, "leave the allocations to test_alloc_tag_keeper at unload");
 module_param_string(sites, sites, sizeof(sites), 0444);
-MODULE_PARM_DESC(sites, "file:line of each allocation, with its bytes");
+MODULE_PARM_DESC(sites, "file:line bytes calls of each allocation");
 
 static void free_all(void)
 {
 	if (pages)
 		__free_pages(pages, 2);
-	if (page)
-		free_page(page);
+	free_page(page);
+	kfree(large);
+	vfree(area);
+	free_percpu(counters);
 	pages = NULL;
 	page = 0;
+	large = NULL;
+	area = NULL;
+	counters = NULL;
 }
 
 static int free_set(const char *val, const struct kernel_param *kp)
@@ -49,26 +66,50 @@ static const struct kernel_param_ops free_ops = {
 module_param_cb(free, &free_ops, NULL, 0200);
 MODULE_PARM_DESC(free, "write 1 to free the allocations");
 
+static void add_site(unsigned int line, u64 bytes, unsigned int calls)
+{
+	size_t len = strlen(sites);
+
+	snprintf(sites + len, sizeof(sites) - len, "%s:%u %llu %u\n",
+		 __FILE__, line, bytes, calls);
+}
+
 static int __init test_alloc_tag_init(void)
 {
-	unsigned int line_pages, line_page;
+	unsigned int l_pages, l_page, l_large, l_area, l_counters;
 
-	pages = alloc_pages(GFP_KERNEL, 2); line_pages = __LINE__;
-	page = __get_free_page(GFP_KERNEL); line_page = __LINE__;
-	if (!pages || !page) {
+	pages = alloc_pages(GFP_KERNEL, 2); l_pages = __LINE__;
+	page = __get_free_page(GFP_KERNEL); l_page = __LINE__;
+	large = kmalloc(4 * PAGE_SIZE, GFP_KERNEL); l_large = __LINE__;
+	area = vmalloc(3 * PAGE_SIZE + 1); l_area = __LINE__;
+	counters = __alloc_percpu(4 * sizeof(u64), 8); l_counters = __LINE__;
+	if (!pages || !page || !large || !area || !counters) {
 		free_all();
 		return -ENOMEM;
 	}
-	snprintf(sites, sizeof(sites), "%s:%u %lu\n%s:%u %lu\n",
-		 __FILE__, line_pages, 4 * PAGE_SIZE,
-		 __FILE__, line_page, PAGE_SIZE);
+	add_site(l_pages, 4 * PAGE_SIZE, 1);
+	add_site(l_page, PAGE_SIZE, 1);
+	add_site(l_large, 4 * PAGE_SIZE, 1);
+	/* Each vmalloc'ed page is one call. */
+	add_site(l_area, 4 * PAGE_SIZE, 4);
+	/* A percpu area is charged once for every possible CPU. */
+	add_site(l_counters, 4 * sizeof(u64) * num_possible_cpus(), 1);
 	return 0;
 }
 
 static void __exit test_alloc_tag_exit(void)
 {
-	if (!leak)
+	if (!leak) {
 		free_all();
+		return;
+	}
+	/* The keeper holds at most 32: these five always fit. */
+	WARN_ON(test_alloc_tag_keep(TEST_ALLOC_TAG_PAGES, pages, 2) ||
+		test_alloc_tag_keep(TEST_ALLOC_TAG_PAGES, virt_to_page((void *)page), 0) ||
+		test_alloc_tag_keep(TEST_ALLOC_TAG_KMALLOC, large, 0) ||
+		test_alloc_tag_keep(TEST_ALLOC_TAG_VMALLOC, area, 0) ||
+		test_alloc_tag_keep(TEST_ALLOC_TAG_PERCPU,
+				    (void __force *)counters, 0));
 }
 
 module_init(test_alloc_tag_init);

@@ -49,8 +49,10 @@ struct codetag_module {
  * @module_load: called for each module with tags of this type, before the
  *	module's code runs; non-zero fails the module load
  * @module_unload: called when such a module goes away; returns false if
- *	the tags are still in use, in which case the module's memory (and so
- *	the tags) is kept and the tags stay in the iteration
+ *	the tags are still in use, in which case the module's core (and so
+ *	the tags) is kept and the tags stay in the iteration, marked
+ *	unloaded; it is called again from time to time until it returns
+ *	true, and the core is freed when no type keeps it
  */
 struct codetag_type_desc {
 	const char *section;
@@ -92,6 +94,10 @@ void codetag_to_text(struct seq_file *m, const struct codetag *ct);
 typedef void *(*codetag_find_section_t)(void *info, const char *name,
 					size_t *size);
 
+#ifdef CONFIG_MODULES
+void module_free_core(struct module *mod);
+#endif
+
 #ifdef CONFIG_CODE_TAGGING
 int codetag_load_module(struct module *mod, codetag_find_section_t find,
 			void *info);
@@ -106,6 +112,14 @@ static inline int codetag_load_module(struct module *mod,
 static inline bool codetag_unload_module(struct module *mod)
 {
 	return true;
+}
+#endif
+
+#if defined(CONFIG_CODE_TAGGING) && defined(CONFIG_MODULES)
+void codetag_free_unused(void);
+#else
+static inline void codetag_free_unused(void)
+{
 }
 #endif
 

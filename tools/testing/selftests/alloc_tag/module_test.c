@@ -1,0 +1,307 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Allocation tags of a loadable module: test_alloc_tag allocates through
+ * the page, kmalloc, vmalloc and percpu allocators; its lines carry its
+ * name and exact bytes and calls; unloaded with live allocations, its lines
+ * stay, charged and marked "module:unloaded", until test_alloc_tag_keeper
+ * frees the memory, and are then gone; a new load gets lines of its own;
+ * loading and unloading in a loop leaves nothing behind.
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "../kselftest_harness.h"
+#include "allocinfo.h"
+
+#define MODNAME		"test_alloc_tag"
+#define KEEPER		"test_alloc_tag_keeper"
+#define KO(name)	"/lib/modules/" name ".ko"
+#define PARAM(mod, p)	"/sys/module/" mod "/parameters/" p
+#define NR_SITES	5
+#define CYCLES		50
+
+struct site {
+	char where[300];
+	long long bytes;
+	unsigned long long calls;
+};
+
+static int load(const char *ko, const char *params)
+{
+	int fd = open(ko, O_RDONLY | O_CLOEXEC);
+	int ret;
+
+	if (fd < 0)
+		return -1;
+	ret = syscall(__NR_finit_module, fd, params, 0);
+	close(fd);
+	return ret;
+}
+
+static int unload(const char *name)
+{
+	return syscall(__NR_delete_module, name, O_NONBLOCK);
+}
+
+static void write_param(struct __test_metadata *_metadata, const char *path,
+			const char *val)
+{
+	int fd = open(path, O_WRONLY);
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ((ssize_t)strlen(val), write(fd, val, strlen(val)));
+	close(fd);
+}
+
+static long read_param(const char *path)
+{
+	char buf[32] = "";
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0)
+		return -1;
+	if (read(fd, buf, sizeof(buf) - 1) <= 0)
+		buf[0] = '\0';
+	close(fd);
+	return buf[0] ? strtol(buf, NULL, 10) : -1;
+}
+
+/* The "0-N" of /sys/devices/system/cpu/possible, as a count. */
+static int possible_cpus(void)
+{
+	char buf[64] = "";
+	size_t len;
+	char *s = read_file("/sys/devices/system/cpu/possible", 64, &len);
+	int first, last;
+
+	if (!s)
+		return -1;
+	snprintf(buf, sizeof(buf), "%s", s);
+	free(s);
+	if (sscanf(buf, "%d-%d", &first, &last) == 2)
+		return last - first + 1;
+	return sscanf(buf, "%d", &first) == 1 ? 1 : -1;
+}
+
+/* The module's own account of its call sites. */
+static void read_sites(struct __test_metadata *_metadata, struct site *sites)
+{
+	size_t len;
+	char *buf = read_file(PARAM(MODNAME, "sites"), 512, &len);
+	char *line = buf;
+	int i, n;
+
+	ASSERT_NE(NULL, buf);
+	for (i = 0; i < NR_SITES; i++) {
+		ASSERT_EQ(3, sscanf(line, "%299s %lld %llu%n", sites[i].where,
+				    &sites[i].bytes, &sites[i].calls, &n));
+		line += n;
+	}
+	free(buf);
+}
+
+/*
+ * Lines of @site in [test_alloc_tag] in the report @tags: how many are
+ * marked unloaded and how many are not; @live gets the last of the latter.
+ */
+static void count_lines(struct tag_line *tags, int n, struct site *site,
+			int *unloaded, int *loaded, struct tag_line *live)
+{
+	int i;
+
+	*unloaded = *loaded = 0;
+	for (i = 0; i < n; i++) {
+		if (strcmp(tags[i].where, site->where) ||
+		    strcmp(tags[i].module, MODNAME))
+			continue;
+		if (tags[i].unloaded) {
+			(*unloaded)++;
+		} else {
+			(*loaded)++;
+			*live = tags[i];
+		}
+	}
+}
+
+/*
+ * Every site has @unloaded lines marked unloaded, each holding what the
+ * module allocated, and @loaded (0 or 1) line of the loaded module holding
+ * it if @charged, nothing otherwise.
+ */
+static void expect_sites(struct __test_metadata *_metadata, struct site *sites,
+			 int unloaded, int loaded, int charged)
+{
+	struct tag_line *tags, live = { 0 };
+	int i, j, n, nu, nl;
+
+	tags = read_tags(_metadata, &n);
+	for (i = 0; i < NR_SITES; i++) {
+		count_lines(tags, n, &sites[i], &nu, &nl, &live);
+		EXPECT_EQ(unloaded, nu) TH_LOG("%s unloaded", sites[i].where);
+		EXPECT_EQ(loaded, nl) TH_LOG("%s loaded", sites[i].where);
+		if (loaded == 1 && nl == 1) {
+			EXPECT_EQ(charged ? sites[i].bytes : 0, live.bytes)
+				TH_LOG("%s", sites[i].where);
+			EXPECT_EQ(charged ? sites[i].calls : 0, live.calls)
+				TH_LOG("%s", sites[i].where);
+		}
+		for (j = 0; j < n; j++) {
+			if (!tags[j].unloaded ||
+			    strcmp(tags[j].where, sites[i].where))
+				continue;
+			EXPECT_EQ(sites[i].bytes, tags[j].bytes);
+			EXPECT_EQ(sites[i].calls, tags[j].calls);
+		}
+	}
+	free(tags);
+}
+
+FIXTURE(module) {
+	struct site sites[NR_SITES];
+};
+
+FIXTURE_SETUP(module)
+{
+	ASSERT_EQ(0, load(KO(KEEPER), ""));
+}
+
+FIXTURE_TEARDOWN(module)
+{
+	unload(MODNAME);
+	EXPECT_EQ(0, unload(KEEPER));
+}
+
+/* What the module says it allocated is what its lines hold. */
+TEST_F(module, families)
+{
+	struct site *s = self->sites;
+	long long page = getpagesize();
+
+	ASSERT_EQ(0, load(KO(MODNAME), ""));
+	read_sites(_metadata, s);
+	for (int i = 0; i < NR_SITES; i++)
+		EXPECT_EQ(0, strncmp(s[i].where, "lib/test_alloc_tag.c:", 21));
+	/* order-2 pages, a page, a large kmalloc, vmalloc, percpu */
+	EXPECT_EQ(4 * page, s[0].bytes);
+	EXPECT_EQ(1, s[0].calls);
+	EXPECT_EQ(page, s[1].bytes);
+	EXPECT_EQ(1, s[1].calls);
+	EXPECT_EQ(4 * page, s[2].bytes);
+	EXPECT_EQ(1, s[2].calls);
+	EXPECT_EQ(4 * page, s[3].bytes);
+	EXPECT_EQ(4, s[3].calls);
+	EXPECT_EQ(32LL * possible_cpus(), s[4].bytes);
+	EXPECT_EQ(1, s[4].calls);
+	expect_sites(_metadata, s, 0, 1, 1);
+
+	write_param(_metadata, PARAM(MODNAME, "free"), "1");
+	expect_sites(_metadata, s, 0, 1, 0);
+	ASSERT_EQ(0, unload(MODNAME));
+	expect_sites(_metadata, s, 0, 0, 0);
+}
+
+/*
+ * Unloaded with live allocations: the lines stay, charged and marked; a
+ * new load gets lines of its own next to them; when the keeper frees the
+ * memory, the old lines go.
+ */
+TEST_F(module, unloaded_with_live_allocations)
+{
+	struct site *s = self->sites;
+
+	ASSERT_EQ(0, load(KO(MODNAME), "leak=1"));
+	read_sites(_metadata, s);
+	expect_sites(_metadata, s, 0, 1, 1);
+	ASSERT_EQ(0, unload(MODNAME));
+	ASSERT_EQ(-1, access(PARAM(MODNAME, "sites"), F_OK));
+	EXPECT_EQ(NR_SITES, read_param(PARAM(KEEPER, "held")));
+	expect_sites(_metadata, s, 1, 0, 0);
+
+	ASSERT_EQ(0, load(KO(MODNAME), ""));
+	expect_sites(_metadata, s, 1, 1, 1);
+	ASSERT_EQ(0, unload(MODNAME));
+	expect_sites(_metadata, s, 1, 0, 0);
+
+	write_param(_metadata, PARAM(KEEPER, "free"), "1");
+	EXPECT_EQ(0, read_param(PARAM(KEEPER, "held")));
+	expect_sites(_metadata, s, 0, 0, 0);
+}
+
+/*
+ * What loading a module costs the kernel: the module's memory, its tags'
+ * counters and bookkeeping, its sysfs and arguments.
+ */
+static const char * const module_cost[] = {
+	"lib/codetag.c:", "lib/alloc_tag.c:", "kernel/module/",
+	"arch/x86/kernel/module.c:",
+};
+
+static void cost(struct __test_metadata *_metadata, int *lines,
+		 long long *bytes, long long *calls)
+{
+	struct tag_line *tags;
+	int i, j, n;
+
+	tags = read_tags(_metadata, &n);
+	*lines = n;
+	*bytes = *calls = 0;
+	for (i = 0; i < n; i++)
+		for (j = 0; j < (int)ARRAY_SIZE(module_cost); j++)
+			if (!strncmp(tags[i].where, module_cost[j],
+				     strlen(module_cost[j]))) {
+				*bytes += tags[i].bytes;
+				*calls += tags[i].calls;
+			}
+	free(tags);
+}
+
+/*
+ * The cost once it stops changing: a module's init memory is freed by a
+ * work item after its load returns.
+ */
+static void settled_cost(struct __test_metadata *_metadata, int *lines,
+			 long long *bytes, long long *calls)
+{
+	long long b, c;
+	int l, i;
+
+	cost(_metadata, lines, bytes, calls);
+	for (i = 0; i < 100; i++) {
+		usleep(100 * 1000);
+		cost(_metadata, &l, &b, &c);
+		if (l == *lines && b == *bytes && c == *calls)
+			return;
+		*lines = l;
+		*bytes = b;
+		*calls = c;
+	}
+	ASSERT_TRUE(0) TH_LOG("module costs still changing after 10 s");
+}
+
+/* Load and unload in a loop: the report and the module costs stay put. */
+TEST_F(module, load_unload_cycles)
+{
+	long long bytes0, calls0, bytes, calls;
+	int lines0, lines, i;
+
+	/* A first cycle: whatever it sets up once is not a leak. */
+	ASSERT_EQ(0, load(KO(MODNAME), ""));
+	ASSERT_EQ(0, unload(MODNAME));
+	settled_cost(_metadata, &lines0, &bytes0, &calls0);
+	ASSERT_LT(0, bytes0);
+	for (i = 0; i < CYCLES; i++) {
+		ASSERT_EQ(0, load(KO(MODNAME), ""));
+		ASSERT_EQ(0, unload(MODNAME));
+	}
+	settled_cost(_metadata, &lines, &bytes, &calls);
+	EXPECT_EQ(lines0, lines);
+	EXPECT_EQ(bytes0, bytes);
+	EXPECT_EQ(calls0, calls);
+}
+
+TEST_HARNESS_MAIN
