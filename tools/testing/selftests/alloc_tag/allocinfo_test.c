@@ -30,8 +30,11 @@ TEST(format)
 	for (i = 0; i < n; i++) {
 		/* Counters never go negative. */
 		EXPECT_LE(0, tags[i].bytes);
-		/* Allocator wrappers are never the call site. */
-		EXPECT_NE(0, strncmp(tags[i].where, "include/linux/gfp.h:", 20));
+		/* Inline wrappers in headers never hold memory. */
+		if (tags[i].bytes)
+			EXPECT_NE(0, strncmp(tags[i].where, "include/", 8))
+				TH_LOG("header line holds memory: %s func:%s",
+				       tags[i].where, tags[i].func);
 		/*
 		 * Nor the page allocator, but for its fragment cache and its
 		 * own per-cpu page lists.
