@@ -10,6 +10,7 @@
  * the same line; the test then finds that line's tag.
  */
 #include <linux/delay.h>
+#include <linux/fs.h>
 #include <linux/jiffies.h>
 #include <linux/kfence.h>
 #include <linux/kthread.h>
@@ -650,6 +651,26 @@ static void test_rhashtable(struct kunit *test)
  * uncharged, and one that was charged is uncharged even when freed while
  * it is off.
  */
+/* Inodes charge the filesystem's alloc_inode line. */
+static void test_alloc_inode_sb(struct kunit *test)
+{
+	struct kmem_cache *s;
+	struct super_block *sb;
+	unsigned int line;
+	void *inode;
+
+	sb = kunit_kzalloc(test, sizeof(*sb), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, sb);
+	s = kmem_cache_create("alloc_tag_test_inode", 600, 0, 0, NULL);
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	inode = alloc_inode_sb(sb, s, GFP_KERNEL); line = __LINE__;
+	KUNIT_ASSERT_NOT_NULL(test, inode);
+	expect_charged(test, tag_at(test, line), s->size, 1);
+	kmem_cache_free(s, inode);
+	expect_charged(test, tag_at(test, line), 0, 0);
+	kmem_cache_destroy(s);
+}
+
 static void test_toggle(struct kunit *test)
 {
 	unsigned int lon, loff;
@@ -694,6 +715,7 @@ static struct kunit_case alloc_tag_slab_test_cases[] = {
 	KUNIT_CASE(test_kfence),
 	KUNIT_CASE(test_mempool),
 	KUNIT_CASE(test_rhashtable),
+	KUNIT_CASE(test_alloc_inode_sb),
 	KUNIT_CASE(test_toggle),
 	{}
 };

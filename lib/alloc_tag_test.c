@@ -11,9 +11,11 @@
 #include <linux/gfp.h>
 #include <linux/list.h>
 #include <linux/mm.h>
+#include <linux/pagemap.h>
 #include <linux/percpu.h>
 #include <linux/pgalloc_tag.h>
 #include <linux/sched.h>
+#include <asm/pgalloc.h>
 
 #include "alloc_tag_test.h"
 
@@ -325,6 +327,90 @@ static void test_toggle(struct kunit *test)
 }
 
 /* The call site is the caller's line, not an allocator helper's. */
+/* Page cache pages charge the line that fills the page cache. */
+static void test_page_cache(struct kunit *test)
+{
+	struct address_space mapping = { };
+	struct folio *folio;
+	struct page *page, *page1;
+	unsigned int l[3];
+
+	mapping_set_gfp_mask(&mapping, GFP_KERNEL);
+	folio = filemap_alloc_folio(GFP_KERNEL, 2); l[0] = __LINE__;
+	page = __page_cache_alloc(GFP_KERNEL); l[1] = __LINE__;
+	page1 = page_cache_alloc(&mapping); l[2] = __LINE__;
+	KUNIT_ASSERT_NOT_NULL(test, folio);
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	KUNIT_ASSERT_NOT_NULL(test, page1);
+	expect_charged(test, tag_at(test, l[0]), 4 * PAGE, 1);
+	expect_charged(test, tag_at(test, l[1]), PAGE, 1);
+	expect_charged(test, tag_at(test, l[2]), PAGE, 1);
+	folio_put(folio);
+	put_page(page);
+	put_page(page1);
+	expect_charged(test, tag_at(test, l[0]), 0, 0);
+	expect_charged(test, tag_at(test, l[1]), 0, 0);
+	expect_charged(test, tag_at(test, l[2]), 0, 0);
+}
+
+/* The tag of the one line of @file in function @func. */
+static struct alloc_tag *tag_in_func(struct kunit *test, const char *file,
+				     const char *func)
+{
+	struct alloc_tag *tag, *found = NULL;
+	unsigned int line;
+
+	for (line = 1; line < 5000; line++) {
+		tag = alloc_tag_find(file, line);
+		if (!tag || strcmp(tag->ct.function, func))
+			continue;
+		KUNIT_ASSERT_NULL_MSG(test, found, "%s: two lines in %s",
+				      file, func);
+		found = tag;
+	}
+	KUNIT_ASSERT_NOT_NULL_MSG(test, found, "%s: no line in %s", file, func);
+	return found;
+}
+
+/*
+ * Page tables charge the function that allocates them: the callers of the
+ * generic helpers, and x86's own pte_alloc_one(). Nothing else allocates
+ * page tables while the boot-time tests run.
+ */
+static void test_page_tables(struct kunit *test)
+{
+	struct alloc_tag *pte_tag;
+	struct alloc_tag_counters before;
+	unsigned int l[3];
+	pgtable_t upte;
+	pte_t *kpte;
+	pmd_t *pmd;
+	pud_t *pud;
+
+	pte_tag = tag_in_func(test, "arch/x86/mm/pgtable.c", "pte_alloc_one");
+	before = alloc_tag_read(pte_tag);
+	kpte = pte_alloc_one_kernel(&init_mm); l[0] = __LINE__;
+	pmd = pmd_alloc_one(&init_mm, 0); l[1] = __LINE__;
+	pud = pud_alloc_one(&init_mm, 0); l[2] = __LINE__;
+	upte = pte_alloc_one(&init_mm);
+	KUNIT_ASSERT_NOT_NULL(test, kpte);
+	KUNIT_ASSERT_NOT_NULL(test, pmd);
+	KUNIT_ASSERT_NOT_NULL(test, pud);
+	KUNIT_ASSERT_NOT_NULL(test, upte);
+	expect_charged(test, tag_at(test, l[0]), PAGE, 1);
+	expect_charged(test, tag_at(test, l[1]), PAGE, 1);
+	expect_charged(test, tag_at(test, l[2]), PAGE, 1);
+	expect_charged(test, pte_tag, before.bytes + PAGE, before.calls + 1);
+	pte_free_kernel(&init_mm, kpte);
+	pmd_free(&init_mm, pmd);
+	pud_free(&init_mm, pud);
+	pte_free(&init_mm, upte);
+	expect_charged(test, tag_at(test, l[0]), 0, 0);
+	expect_charged(test, tag_at(test, l[1]), 0, 0);
+	expect_charged(test, tag_at(test, l[2]), 0, 0);
+	expect_charged(test, pte_tag, before.bytes, before.calls);
+}
+
 /*
  * A percpu area is its size, rounded up to 4 bytes, on every possible CPU.
  * The 16 KiB areas do not all fit in the first chunk: new chunks are made.
@@ -385,6 +471,8 @@ static struct kunit_case alloc_tag_test_cases[] = {
 #endif
 	KUNIT_CASE(test_migration_swap),
 	KUNIT_CASE(test_percpu),
+	KUNIT_CASE(test_page_cache),
+	KUNIT_CASE(test_page_tables),
 	KUNIT_CASE(test_toggle),
 	KUNIT_CASE(test_tag_names_the_caller),
 	{}

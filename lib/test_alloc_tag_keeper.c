@@ -4,8 +4,8 @@
  * unloaded, for the alloc_tag kselftest, which frees them through this
  * module after the other one is gone:
  *
- *   free=1 (write)	free what is held
- *   held (read)	how many allocations are held
+ *   free=1 (write)	free them now
+ *   held (read)	how many allocations it holds
  */
 #include <linux/gfp.h>
 #include <linux/module.h>

@@ -74,18 +74,20 @@ static long read_param(const char *path)
 /* The "0-N" of /sys/devices/system/cpu/possible, as a count. */
 static int possible_cpus(void)
 {
-	char buf[64] = "";
 	size_t len;
 	char *s = read_file("/sys/devices/system/cpu/possible", 64, &len);
-	int first, last;
+	long first, last;
+	char *end;
 
 	if (!s)
 		return -1;
-	snprintf(buf, sizeof(buf), "%s", s);
+	first = last = strtol(s, &end, 10);
+	if (end == s)
+		last = first - 2;
+	else if (*end == '-')
+		last = strtol(end + 1, NULL, 10);
 	free(s);
-	if (sscanf(buf, "%d-%d", &first, &last) == 2)
-		return last - first + 1;
-	return sscanf(buf, "%d", &first) == 1 ? 1 : -1;
+	return last - first + 1;
 }
 
 /* The module's own account of its call sites. */
@@ -94,12 +96,13 @@ static void read_sites(struct __test_metadata *_metadata, struct site *sites)
 	size_t len;
 	char *buf = read_file(PARAM(MODNAME, "sites"), 512, &len);
 	char *line = buf;
-	int i, n;
+	int i, n, fields;
 
 	ASSERT_NE(NULL, buf);
 	for (i = 0; i < NR_SITES; i++) {
-		ASSERT_EQ(3, sscanf(line, "%299s %lld %llu%n", sites[i].where,
-				    &sites[i].bytes, &sites[i].calls, &n));
+		fields = sscanf(line, "%299s %lld %llu%n", sites[i].where,
+				&sites[i].bytes, &sites[i].calls, &n);
+		ASSERT_EQ(3, fields);
 		line += n;
 	}
 	free(buf);
