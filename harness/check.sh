@@ -14,6 +14,9 @@ verdicts=("$out/harness.json")
 
 echo "check: harness self-tests"
 /usr/bin/python3 "$here/test_harness.py" --verdict "$out/harness.json"
+echo "check: allocinfo tool tests"
+verdicts+=("$out/allocinfo-tool.json")
+/usr/bin/python3 "$here/test_allocinfo_tool.py" --tree "$tree" --verdict "$out/allocinfo-tool.json"
 
 # A step that fails before booting still counts as a failure in the summary.
 fail_step() {
