@@ -22,14 +22,17 @@ KERNEL_run     := x86_64_defconfig:kernel:kvm_guest.config,configs/guest.config,
 # KERNEL|KSELFTESTS|KERNEL ARGS; each kernel is built once, and the
 # boot-parameter boots run only their own test. KSELFTESTS "-" means the
 # kernel is only built.
-CHECK_BOOTS       := test nonprof debug boot-never boot-off boot-bogus \
+CHECK_BOOTS       := test nonprof debug boot-never boot-off boot-bogus oom \
 		     build-slab build-slob
-BOOT_test         := test|alloc_tag:allocinfo_test,alloc_tag:module_test|
-BOOT_nonprof      := nonprof|alloc_tag:noprof_test,alloc_tag:memcg_kmem_test|
-BOOT_debug        := debug|alloc_tag:allocinfo_test,alloc_tag:module_test,alloc_tag:memcg_kmem_test|
-BOOT_boot-never   := test|alloc_tag:boot_param_test|kunit.enable=0 sysctl.vm.mem_profiling=never
-BOOT_boot-off     := test|alloc_tag:boot_param_test|kunit.enable=0 sysctl.vm.mem_profiling=0
-BOOT_boot-bogus   := test|alloc_tag:boot_param_test|kunit.enable=0 sysctl.vm.mem_profiling=yes
+SHOW_MEM          := alloc_tag:show_mem_test
+BOOT_test         := test|alloc_tag:allocinfo_test,alloc_tag:module_test,$(SHOW_MEM)|
+BOOT_nonprof      := nonprof|alloc_tag:noprof_test,alloc_tag:memcg_kmem_test,$(SHOW_MEM)|
+BOOT_debug        := debug|alloc_tag:allocinfo_test,alloc_tag:module_test,alloc_tag:memcg_kmem_test,$(SHOW_MEM)|
+BOOT_boot-never   := test|alloc_tag:boot_param_test,$(SHOW_MEM)|kunit.enable=0 sysctl.vm.mem_profiling=never
+BOOT_boot-off     := test|alloc_tag:boot_param_test,$(SHOW_MEM)|kunit.enable=0 sysctl.vm.mem_profiling=0
+BOOT_boot-bogus   := test|alloc_tag:boot_param_test,$(SHOW_MEM)|kunit.enable=0 sysctl.vm.mem_profiling=yes
+# A small guest for the OOM killer's report.
+BOOT_oom          := test|alloc_tag:oom_test|kunit.enable=0 mem=256M
 BOOT_build-slab   := slab|-|
 BOOT_build-slob   := slob|-|
 export KERNEL_test KERNEL_nonprof KERNEL_debug KERNEL_slab KERNEL_slob
@@ -67,10 +70,8 @@ kernel-%: tree
 check: tree
 	@harness/check.sh $(TREE) $(foreach b,$(CHECK_BOOTS),"$(b)|$(BOOT_$(b))")
 
-$(B)/run/initramfs.cpio.gz: harness/initramfs.sh harness/guest/init $(B)/.deps
-	harness/initramfs.sh $@
-
-run shell: kernel-run $(B)/run/initramfs.cpio.gz
+run shell: kernel-run
+	@harness/initramfs.sh $(B)/run/initramfs.cpio.gz $(TREE)
 	@$(PY) harness/ktest.py boot --name $@ --mode $@ \
 		--kernel $(B)/kernel-run/arch/x86/boot/bzImage \
 		--initrd $(B)/run/initramfs.cpio.gz --outdir $(B)/$@ \

@@ -17,6 +17,9 @@ echo "check: harness self-tests"
 echo "check: allocinfo tool tests"
 verdicts+=("$out/allocinfo-tool.json")
 /usr/bin/python3 "$here/test_allocinfo_tool.py" --tree "$tree" --verdict "$out/allocinfo-tool.json"
+echo "check: documentation"
+verdicts+=("$out/docs.json")
+/usr/bin/python3 "$here/docs.py" . "$tree" build/docs "$out/docs.json"
 
 # A step that fails before booting still counts as a failure in the summary.
 fail_step() {
@@ -68,7 +71,7 @@ for boot in "$@"; do
 		fail_step "$name" "building kernel $kernel or its tests failed (see $kdir/build.log)" "$verdict"
 		continue
 	fi
-	if ! "$here/initramfs.sh" "$out/$name/initramfs.cpio.gz" \
+	if ! "$here/initramfs.sh" "$out/$name/initramfs.cpio.gz" "$tree" \
 		"build/selftests-$kernel" "$kdir"; then
 		fail_step "$name" "building the guest failed" "$verdict"
 		continue

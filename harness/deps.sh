@@ -10,7 +10,7 @@ packages=(
 	build-essential bc bison flex libelf-dev libssl-dev dwarves
 	cpio xz-utils kmod rsync git perl python3 ccache file
 	qemu-system-x86 busybox-static
-	prometheus
+	prometheus python3-sphinx python3-sphinx-rtd-theme
 )
 
 missing=()

@@ -1,11 +1,13 @@
 #!/bin/bash
-# Pack the guest: busybox-static, our /init, and test programs.
-#   initramfs.sh OUT.cpio.gz [TESTDIR [KERNEL_OUT]]
+# Pack the guest: busybox-static, our /init, the allocinfo tool and test
+# programs.
+#   initramfs.sh OUT.cpio.gz TREE [TESTDIR [KERNEL_OUT]]
+# The tool is built, static, from TREE/tools/vm/allocinfo.c into /bin.
 # TESTDIR (from selftests.sh) becomes /tests; its run-list says what to run.
 # Modules built in KERNEL_OUT go to /lib/modules (flat, by file name).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-out=$1 tests=${2:-} kout=${3:-}
+out=$1 tree=$2 tests=${3:-} kout=${4:-}
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 
@@ -14,6 +16,7 @@ cp /bin/busybox "$stage/bin/busybox"
 file -L "$stage/bin/busybox" | grep -q 'statically linked' ||
 	{ echo "initramfs: /bin/busybox is not static (install busybox-static)" >&2; exit 1; }
 install -m 0755 "$here/guest/init" "$stage/init"
+gcc -O2 -Wall -static -o "$stage/bin/allocinfo" "$tree/tools/vm/allocinfo.c"
 if [ -n "$tests" ] && [ -d "$tests" ]; then
 	cp -a "$tests"/. "$stage/tests/"
 fi

@@ -15,6 +15,7 @@
 #include <linux/sched.h>
 #include <linux/seq_file.h>
 #include <linux/string.h>
+#include <linux/string_helpers.h>
 #include <linux/sysctl.h>
 
 static struct codetag_type *alloc_tag_cttype;
@@ -275,6 +276,66 @@ static const struct seq_operations allocinfo_seq_op = {
 	.stop	= allocinfo_stop,
 	.show	= allocinfo_show,
 };
+
+#define SHOW_MEM_TOP	10
+
+/**
+ * alloc_tag_show_mem - the call sites holding the most memory, for show_mem()
+ *
+ * Appended to the report of the OOM killer, of allocation failures and of
+ * SysRq-m, so it may run in any context: it takes the tag list only if
+ * no module is being loaded or unloaded, and allocates nothing.
+ */
+void alloc_tag_show_mem(void)
+{
+	struct {
+		struct codetag *ct;
+		s64 bytes;
+		u64 calls;
+	} top[SHOW_MEM_TOP];
+	struct alloc_tag_counters c;
+	struct codetag_iterator iter;
+	unsigned int nr = 0, i;
+	struct codetag *ct;
+	char size[16];
+
+	if (!mem_profiling_support) {
+		pr_notice("Memory allocation profiling: unavailable (booted with sysctl.vm.mem_profiling=never)\n");
+		return;
+	}
+	if (!alloc_tag_cttype)
+		return;
+	pr_notice("Memory allocations, top %d call sites (profiling %s):\n",
+		  SHOW_MEM_TOP, mem_alloc_profiling_enabled() ? "on" : "off");
+	if (!codetag_trylock_module_list(alloc_tag_cttype)) {
+		pr_notice("    (skipped: modules are being loaded or unloaded)\n");
+		return;
+	}
+	iter = codetag_get_ct_iter(alloc_tag_cttype);
+	while ((ct = codetag_next_ct(&iter))) {
+		c = alloc_tag_read(ct_to_alloc_tag(ct));
+		if ((s64)c.bytes <= 0 ||
+		    (nr == SHOW_MEM_TOP && (s64)c.bytes <= top[nr - 1].bytes))
+			continue;
+		/* Insertion into the sorted top, dropping the last if full. */
+		i = nr < SHOW_MEM_TOP ? nr++ : nr - 1;
+		for (; i > 0 && top[i - 1].bytes < (s64)c.bytes; i--)
+			top[i] = top[i - 1];
+		top[i].ct = ct;
+		top[i].bytes = c.bytes;
+		top[i].calls = c.calls;
+	}
+	for (i = 0; i < nr; i++) {
+		ct = top[i].ct;
+		string_get_size(top[i].bytes, 1, STRING_UNITS_2, size,
+				sizeof(size));
+		pr_notice("%12s %8llu %s:%u%s%s%s func:%s\n", size, top[i].calls,
+			  ct->filename, ct->lineno, ct->modname ? " [" : "",
+			  ct->modname ?: "", ct->modname ? "]" : "",
+			  ct->function);
+	}
+	codetag_lock_module_list(alloc_tag_cttype, false);
+}
 
 #ifdef CONFIG_MODULES
 /*

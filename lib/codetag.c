@@ -42,6 +42,20 @@ void codetag_lock_module_list(struct codetag_type *cttype, bool lock)
 }
 
 /**
+ * codetag_trylock_module_list - take the list of tag ranges if it is free
+ * @cttype: the tag type
+ *
+ * For readers that must not sleep; release with
+ * codetag_lock_module_list(@cttype, false).
+ *
+ * Return: true if the lock was taken (for reading).
+ */
+bool codetag_trylock_module_list(struct codetag_type *cttype)
+{
+	return down_read_trylock(&cttype->mod_lock);
+}
+
+/**
  * codetag_get_ct_iter - start an iteration over all tags of a type
  * @cttype: the tag type, with its module list locked
  *

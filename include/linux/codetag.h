@@ -86,6 +86,7 @@ struct codetag_iterator {
 struct codetag_type *
 codetag_register_type(const struct codetag_type_desc *desc);
 void codetag_lock_module_list(struct codetag_type *cttype, bool lock);
+bool codetag_trylock_module_list(struct codetag_type *cttype);
 struct codetag_iterator codetag_get_ct_iter(struct codetag_type *cttype);
 struct codetag *codetag_next_ct(struct codetag_iterator *iter);
 void codetag_to_text(struct seq_file *m, const struct codetag *ct);

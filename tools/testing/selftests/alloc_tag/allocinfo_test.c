@@ -304,6 +304,44 @@ TEST(thp_split_and_migration)
 	EXPECT_EQ(c0, c);
 }
 
+/*
+ * The allocinfo tool on the live file: its top five, in raw bytes, are
+ * sorted and name lines of the file; the total says five were shown.
+ */
+TEST(allocinfo_tool)
+{
+	FILE *out = popen("/bin/allocinfo --raw -n 5 " ALLOCINFO, "r");
+	long long bytes, prev = -1;
+	struct tag_line *tags, found;
+	char line[512], where[300];
+	unsigned long long calls;
+	int rows = 0, n, fields;
+
+	ASSERT_NE(NULL, out);
+	ASSERT_NE(NULL, fgets(line, sizeof(line), out));
+	EXPECT_TRUE(strstr(line, "SIZE  CALLS  CALL SITE\n") &&
+		    !strncmp(line, "    ", 4));
+	tags = read_tags(_metadata, &n);
+	while (fgets(line, sizeof(line), out)) {
+		if (strstr(line, " total: ")) {
+			EXPECT_NE(NULL, strstr(line, " call sites, 5 shown\n"));
+			rows = -rows;
+			continue;
+		}
+		fields = sscanf(line, "%lld %llu %299s", &bytes, &calls, where);
+		ASSERT_EQ(3, fields) TH_LOG("'%s'", line);
+		if (prev >= 0)
+			EXPECT_LE(bytes, prev);
+		prev = bytes;
+		EXPECT_LE(1, find_tag(tags, n, where, "", &found))
+			TH_LOG("no line %s", where);
+		rows++;
+	}
+	EXPECT_EQ(-5, rows);
+	EXPECT_EQ(0, pclose(out));
+	free(tags);
+}
+
 TEST(kallsyms_section_bounds)
 {
 	size_t len;

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -27,6 +28,20 @@ static inline int sysctl_read(void)
 	if (!strcmp(buf, "1\n"))
 		return 1;
 	return -2;
+}
+
+/* A number read from a file; -1 if it cannot be read. */
+static inline long read_long(const char *path)
+{
+	char buf[64] = "";
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0)
+		return -1;
+	if (read(fd, buf, sizeof(buf) - 1) <= 0)
+		buf[0] = '\0';
+	close(fd);
+	return buf[0] ? strtol(buf, NULL, 10) : -1;
 }
 
 /* Write @len bytes at @off: 0, the errno of the failure, or -1 if short. */

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "../kselftest_harness.h"
+#include "mem_profiling.h"
 
 #define CGROOT		"/sys/fs/cgroup"
 #define CG		CGROOT "/alloc_tag_memcg"
@@ -36,19 +37,6 @@ static int write_file(const char *path, const char *val)
 	n = write(fd, val, strlen(val));
 	close(fd);
 	return n == (ssize_t)strlen(val) ? 0 : -EIO;
-}
-
-static long read_long(const char *path)
-{
-	char buf[64] = "";
-	int fd = open(path, O_RDONLY);
-
-	if (fd < 0)
-		return -1;
-	if (read(fd, buf, sizeof(buf) - 1) <= 0)
-		buf[0] = '\0';
-	close(fd);
-	return buf[0] ? strtol(buf, NULL, 10) : -1;
 }
 
 /* The slab_unreclaimable line of the test cgroup's memory.stat. */

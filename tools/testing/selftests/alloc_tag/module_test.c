@@ -58,19 +58,6 @@ static void write_param(struct __test_metadata *_metadata, const char *path,
 	close(fd);
 }
 
-static long read_param(const char *path)
-{
-	char buf[32] = "";
-	int fd = open(path, O_RDONLY);
-
-	if (fd < 0)
-		return -1;
-	if (read(fd, buf, sizeof(buf) - 1) <= 0)
-		buf[0] = '\0';
-	close(fd);
-	return buf[0] ? strtol(buf, NULL, 10) : -1;
-}
-
 /* The "0-N" of /sys/devices/system/cpu/possible, as a count. */
 static int possible_cpus(void)
 {
@@ -81,7 +68,8 @@ static int possible_cpus(void)
 
 	if (!s)
 		return -1;
-	first = last = strtol(s, &end, 10);
+	first = strtol(s, &end, 10);
+	last = first;
 	if (end == s)
 		last = first - 2;
 	else if (*end == '-')
@@ -222,7 +210,7 @@ TEST_F(module, unloaded_with_live_allocations)
 	expect_sites(_metadata, s, 0, 1, 1);
 	ASSERT_EQ(0, unload(MODNAME));
 	ASSERT_EQ(-1, access(PARAM(MODNAME, "sites"), F_OK));
-	EXPECT_EQ(NR_SITES, read_param(PARAM(KEEPER, "held")));
+	EXPECT_EQ(NR_SITES, read_long(PARAM(KEEPER, "held")));
 	expect_sites(_metadata, s, 1, 0, 0);
 
 	ASSERT_EQ(0, load(KO(MODNAME), ""));
@@ -231,7 +219,7 @@ TEST_F(module, unloaded_with_live_allocations)
 	expect_sites(_metadata, s, 1, 0, 0);
 
 	write_param(_metadata, PARAM(KEEPER, "free"), "1");
-	EXPECT_EQ(0, read_param(PARAM(KEEPER, "held")));
+	EXPECT_EQ(0, read_long(PARAM(KEEPER, "held")));
 	expect_sites(_metadata, s, 0, 0, 0);
 }
 
