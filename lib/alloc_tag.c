@@ -39,6 +39,7 @@ EXPORT_SYMBOL(mem_alloc_tags_in_use_key);
 static bool mem_profiling_support __ro_after_init = true;
 /* Set by sysctl.vm.mem_profiling=never until the boot replays it. */
 static bool never_replay_pending;
+static bool booted_never __ro_after_init;
 static DEFINE_MUTEX(mem_profiling_lock);
 
 /**
@@ -151,6 +152,7 @@ static int __init setup_early_mem_profiling(char *str)
 	if (str && !strcmp(str, "never")) {
 		mem_profiling_support = false;
 		never_replay_pending = true;
+		booted_never = true;
 		enable = false;
 	} else if (str && (!strcmp(str, "0") || !strcmp(str, "1"))) {
 		enable = str[0] == '1';
@@ -300,7 +302,9 @@ void alloc_tag_show_mem(void)
 	char size[16];
 
 	if (!mem_profiling_support) {
-		pr_notice("Memory allocation profiling: unavailable (booted with sysctl.vm.mem_profiling=never)\n");
+		pr_notice("Memory allocation profiling: unavailable (%s)\n",
+			  booted_never ? "booted with sysctl.vm.mem_profiling=never" :
+					 "setup failed");
 		return;
 	}
 	if (!alloc_tag_cttype)
@@ -411,8 +415,8 @@ static bool alloc_tag_module_unload(struct codetag_type *cttype,
 		/* Said once, at the unload; later calls only look. */
 		if (cmod->unloaded)
 			break;
-		pr_warn("%s unloaded with %llu bytes still allocated at %s:%u\n",
-			tag->ct.modname, counter.bytes,
+		pr_warn("%s unloaded with %lld bytes still allocated at %s:%u\n",
+			tag->ct.modname, (s64)counter.bytes,
 			tag->ct.filename, tag->ct.lineno);
 	}
 	if (live)

@@ -183,12 +183,15 @@ codetag_register_type(const struct codetag_type_desc *desc)
 static unsigned int nr_unloaded_cmods;
 static void free_unused_workfn(struct work_struct *work);
 static DECLARE_DELAYED_WORK(free_unused_work, free_unused_workfn);
-#define FREE_UNUSED_INTERVAL	(10 * HZ)
+/* Looked at every 10 s, less often while nothing is freed. */
+#define FREE_UNUSED_INTERVAL_MIN	(10 * HZ)
+#define FREE_UNUSED_INTERVAL_MAX	(600 * HZ)
+static unsigned long free_unused_interval = FREE_UNUSED_INTERVAL_MIN;
 
-static bool unload_cmods(struct codetag_type *cttype, struct module *mod)
+static void unload_cmods(struct codetag_type *cttype, struct module *mod)
 {
 	struct codetag_module *cmod, *tmp;
-	bool freed = true;
+	bool kept = false;
 
 	down_write(&cttype->mod_lock);
 	list_for_each_entry_safe(cmod, tmp, &cttype->modules, link) {
@@ -200,14 +203,16 @@ static bool unload_cmods(struct codetag_type *cttype, struct module *mod)
 			kfree(cmod);
 		} else {
 			cmod->unloaded = true;
-			nr_unloaded_cmods++;
-			freed = false;
+			WRITE_ONCE(nr_unloaded_cmods, nr_unloaded_cmods + 1);
+			kept = true;
 		}
 	}
 	up_write(&cttype->mod_lock);
-	if (!freed)
-		schedule_delayed_work(&free_unused_work, FREE_UNUSED_INTERVAL);
-	return freed;
+	if (kept) {
+		free_unused_interval = FREE_UNUSED_INTERVAL_MIN;
+		mod_delayed_work(system_wq, &free_unused_work,
+				 free_unused_interval);
+	}
 }
 
 /* Does any tag type still use memory of @mod? */
@@ -237,10 +242,12 @@ void codetag_free_unused(void)
 	struct codetag_module *cmod, *tmp;
 	struct codetag_type *cttype;
 	struct module *mod;
+	unsigned int before;
 
 	if (!READ_ONCE(nr_unloaded_cmods))
 		return;
 	mutex_lock(&codetag_types_lock);
+	before = nr_unloaded_cmods;
 	list_for_each_entry(cttype, &codetag_types, link) {
 		down_write(&cttype->mod_lock);
 		list_for_each_entry_safe(cmod, tmp, &cttype->modules, link) {
@@ -250,12 +257,17 @@ void codetag_free_unused(void)
 			mod = cmod->mod;
 			list_del(&cmod->link);
 			kfree(cmod);
-			nr_unloaded_cmods--;
+			WRITE_ONCE(nr_unloaded_cmods, nr_unloaded_cmods - 1);
 			if (!module_has_cmods(mod))
 				module_free_core(mod);
 		}
 		up_write(&cttype->mod_lock);
 	}
+	if (nr_unloaded_cmods == before)
+		free_unused_interval = min(2 * free_unused_interval,
+					   FREE_UNUSED_INTERVAL_MAX);
+	else
+		free_unused_interval = FREE_UNUSED_INTERVAL_MIN;
 	mutex_unlock(&codetag_types_lock);
 }
 
@@ -263,7 +275,8 @@ static void free_unused_workfn(struct work_struct *work)
 {
 	codetag_free_unused();
 	if (READ_ONCE(nr_unloaded_cmods))
-		schedule_delayed_work(&free_unused_work, FREE_UNUSED_INTERVAL);
+		schedule_delayed_work(&free_unused_work,
+				      READ_ONCE(free_unused_interval));
 }
 
 /**
@@ -332,12 +345,13 @@ int codetag_load_module(struct module *mod, codetag_find_section_t find,
 bool codetag_unload_module(struct module *mod)
 {
 	struct codetag_type *cttype;
-	bool freed = true;
+	bool freed;
 
 	mutex_lock(&codetag_types_lock);
 	list_for_each_entry(cttype, &codetag_types, link)
-		if (!unload_cmods(cttype, mod))
-			freed = false;
+		unload_cmods(cttype, mod);
+	/* Also counts tags kept by an earlier call for the same module. */
+	freed = !module_has_cmods(mod);
 	mutex_unlock(&codetag_types_lock);
 	return freed;
 }

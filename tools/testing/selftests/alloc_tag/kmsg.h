@@ -108,9 +108,10 @@ static inline double human_bytes(const char *s)
 }
 
 /*
- * Records @first.. are the @nr lines of the top call sites, sorted by bytes,
- * each naming a line of /proc/allocinfo, and the record after them is not
- * one. Needs kselftest_harness.h and allocinfo.h.
+ * Records @first.. are the @nr lines of the top call sites (@nr < 0: as
+ * many as there are, at most 10), sorted by bytes, each naming a line of
+ * /proc/allocinfo, and the record after them is not one. Needs
+ * kselftest_harness.h and allocinfo.h.
  */
 static inline void expect_top_lines(struct __test_metadata *_metadata,
 				    struct kmsg_log *log, int first, int nr)
@@ -123,6 +124,12 @@ static inline void expect_top_lines(struct __test_metadata *_metadata,
 	int i, n;
 
 	ASSERT_EQ(0, regcomp(&re, TOP_LINE_RE, REG_EXTENDED));
+	if (nr < 0) {
+		for (nr = 0; first + nr < log->n; nr++)
+			if (regexec(&re, log->text[first + nr], 0, NULL, 0))
+				break;
+		EXPECT_GE(10, nr);
+	}
 	tags = read_tags(_metadata, &n);
 	for (i = first; i < first + nr; i++) {
 		ASSERT_LT(i, log->n) TH_LOG("only %d top lines", i - first);

@@ -34,8 +34,8 @@ static int write_file(const char *path, const char *val)
 	return ok ? 0 : -1;
 }
 
-/* Take memory until the OOM killer comes. */
-static void __attribute__((noreturn)) hog(void)
+/* Take memory until the OOM killer comes; never returns. */
+static void hog(void)
 {
 	char *p;
 

@@ -2,8 +2,10 @@
 /*
  * SysRq-m (show_mem()) appends the call sites holding the most memory
  * under a heading that says whether profiling is on: ten lines when it
- * is, none when it never was, a notice after sysctl.vm.mem_profiling=never
- * and nothing without CONFIG_MEM_ALLOC_PROFILING.
+ * is, at most ten (what is still charged) when it is off, in both states
+ * where the state can be switched; a notice after
+ * sysctl.vm.mem_profiling=never, and nothing without
+ * CONFIG_MEM_ALLOC_PROFILING.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -15,7 +17,7 @@
 #include "allocinfo.h"
 #include "kmsg.h"
 
-static void sysrq(struct __test_metadata *_metadata, char key)
+static void trigger_sysrq(struct __test_metadata *_metadata, char key)
 {
 	int fd = open("/proc/sysrq-trigger", O_WRONLY);
 
@@ -34,36 +36,59 @@ static int booted_with(const char *param)
 	return found;
 }
 
+/* SysRq-m's report with profiling on (@on) or off. */
+static void expect_report(struct __test_metadata *_metadata, int on)
+{
+	static struct kmsg_log log;
+	int fd = kmsg_open_at_end(), i;
+
+	ASSERT_LE(0, fd);
+	trigger_sysrq(_metadata, 'm');
+	ASSERT_EQ(0, kmsg_read(fd, &log));
+	close(fd);
+	i = kmsg_find(&log, 0, "Mem-Info:");
+	ASSERT_LE(0, i);
+	i = kmsg_find(&log, i, on ? HEADING_ON : HEADING_OFF);
+	ASSERT_LT(0, i);
+	/* Off: what is still charged from when it was on, if anything. */
+	expect_top_lines(_metadata, &log, i + 1, on ? 10 : -1);
+	kmsg_free(&log);
+}
+
 TEST(sysrq_m)
 {
 	static struct kmsg_log log;
-	int fd = kmsg_open_at_end(), i, mem_info;
-
-	ASSERT_LE(0, fd);
-	sysrq(_metadata, 'm');
-	ASSERT_EQ(0, kmsg_read(fd, &log));
-	close(fd);
-	mem_info = kmsg_find(&log, 0, "Mem-Info:");
-	ASSERT_LE(0, mem_info);
+	int fd, i, state;
 
 	if (access(ALLOCINFO, F_OK)) {
 		/* Not built in: no heading at all. */
+		fd = kmsg_open_at_end();
+		ASSERT_LE(0, fd);
+		trigger_sysrq(_metadata, 'm');
+		ASSERT_EQ(0, kmsg_read(fd, &log));
+		close(fd);
+		ASSERT_LE(0, kmsg_find(&log, 0, "Mem-Info:"));
 		EXPECT_EQ(-1, kmsg_find_sub(&log, 0, "Memory allocation"));
 	} else if (booted_with("sysctl.vm.mem_profiling=never")) {
-		i = kmsg_find(&log, mem_info, HEADING_NEVER);
+		fd = kmsg_open_at_end();
+		ASSERT_LE(0, fd);
+		trigger_sysrq(_metadata, 'm');
+		ASSERT_EQ(0, kmsg_read(fd, &log));
+		close(fd);
+		i = kmsg_find(&log, 0, "Mem-Info:");
+		ASSERT_LE(0, i);
+		i = kmsg_find(&log, i, HEADING_NEVER);
 		ASSERT_LT(0, i);
-		EXPECT_TRUE(i + 1 == log.n ||
-			    strncmp(log.text[i + 1], "    ", 4));
-	} else if (sysctl_read() == 1) {
-		i = kmsg_find(&log, mem_info, HEADING_ON);
-		ASSERT_LT(0, i);
-		expect_top_lines(_metadata, &log, i + 1, 10);
+		EXPECT_EQ(-1, kmsg_find_sub(&log, i + 1, "Memory allocation"));
 	} else {
-		/* Off since boot: nothing was ever charged. */
-		ASSERT_EQ(0, sysctl_read());
-		i = kmsg_find(&log, mem_info, HEADING_OFF);
-		ASSERT_LT(0, i);
-		expect_top_lines(_metadata, &log, i + 1, 0);
+		state = sysctl_read();
+		ASSERT_LE(0, state);
+		expect_report(_metadata, state);
+		/* And the other state, where it can change (not in DEBUG). */
+		if (!sysctl_write(state ? "0" : "1", 1, 0)) {
+			expect_report(_metadata, !state);
+			ASSERT_EQ(0, sysctl_write(state ? "1" : "0", 1, 0));
+		}
 	}
 	kmsg_free(&log);
 }
