@@ -17,13 +17,25 @@
 #include "allocinfo.h"
 #include "kmsg.h"
 
-static void trigger_sysrq(struct __test_metadata *_metadata, char key)
+/*
+ * Press SysRq-m and read what it logged into @log; return the index of
+ * its "Mem-Info:" record, where show_mem()'s report starts.
+ */
+static int press_sysrq_m(struct __test_metadata *_metadata,
+			 struct kmsg_log *log)
 {
-	int fd = open("/proc/sysrq-trigger", O_WRONLY);
+	int kmsg = kmsg_open_at_end(), fd, i;
 
+	ASSERT_LE(0, kmsg);
+	fd = open("/proc/sysrq-trigger", O_WRONLY);
 	ASSERT_LE(0, fd);
-	ASSERT_EQ(1, write(fd, &key, 1));
+	ASSERT_EQ(1, write(fd, "m", 1));
 	close(fd);
+	ASSERT_EQ(0, kmsg_read(kmsg, log));
+	close(kmsg);
+	i = kmsg_find(log, 0, "Mem-Info:");
+	ASSERT_LE(0, i);
+	return i;
 }
 
 static int booted_with(const char *param)
@@ -40,14 +52,8 @@ static int booted_with(const char *param)
 static void expect_report(struct __test_metadata *_metadata, int on)
 {
 	static struct kmsg_log log;
-	int fd = kmsg_open_at_end(), i;
+	int i = press_sysrq_m(_metadata, &log);
 
-	ASSERT_LE(0, fd);
-	trigger_sysrq(_metadata, 'm');
-	ASSERT_EQ(0, kmsg_read(fd, &log));
-	close(fd);
-	i = kmsg_find(&log, 0, "Mem-Info:");
-	ASSERT_LE(0, i);
 	i = kmsg_find(&log, i, on ? HEADING_ON : HEADING_OFF);
 	ASSERT_LT(0, i);
 	/* Off: what is still charged from when it was on, if anything. */
@@ -58,26 +64,15 @@ static void expect_report(struct __test_metadata *_metadata, int on)
 TEST(sysrq_m)
 {
 	static struct kmsg_log log;
-	int fd, i, state;
+	int i, state;
 
 	if (access(ALLOCINFO, F_OK)) {
 		/* Not built in: no heading at all. */
-		fd = kmsg_open_at_end();
-		ASSERT_LE(0, fd);
-		trigger_sysrq(_metadata, 'm');
-		ASSERT_EQ(0, kmsg_read(fd, &log));
-		close(fd);
-		ASSERT_LE(0, kmsg_find(&log, 0, "Mem-Info:"));
+		press_sysrq_m(_metadata, &log);
 		EXPECT_EQ(-1, kmsg_find_sub(&log, 0, "Memory allocation"));
 	} else if (booted_with("sysctl.vm.mem_profiling=never")) {
-		fd = kmsg_open_at_end();
-		ASSERT_LE(0, fd);
-		trigger_sysrq(_metadata, 'm');
-		ASSERT_EQ(0, kmsg_read(fd, &log));
-		close(fd);
-		i = kmsg_find(&log, 0, "Mem-Info:");
-		ASSERT_LE(0, i);
-		i = kmsg_find(&log, i, HEADING_NEVER);
+		i = kmsg_find(&log, press_sysrq_m(_metadata, &log),
+			      HEADING_NEVER);
 		ASSERT_LT(0, i);
 		EXPECT_EQ(-1, kmsg_find_sub(&log, i + 1, "Memory allocation"));
 	} else {
