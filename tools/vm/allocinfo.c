@@ -222,36 +222,15 @@ struct reader {
 	char buf[MAX_LINE + 1];
 };
 
-static const char * const group_names[] = {
-	[GROUP_NONE] = "none",
-	[GROUP_MODULE] = "module",
-	[GROUP_FILE] = "file",
-	[GROUP_DIR] = "directory",
-	[GROUP_FUNC] = "function",
-};
-
-static const char * const group_plural[] = {
-	[GROUP_NONE] = "call sites",
-	[GROUP_MODULE] = "modules",
-	[GROUP_FILE] = "files",
-	[GROUP_DIR] = "directories",
-	[GROUP_FUNC] = "functions",
-};
-
-static const char * const group_singular[] = {
-	[GROUP_NONE] = "call site",
-	[GROUP_MODULE] = "module",
-	[GROUP_FILE] = "file",
-	[GROUP_DIR] = "directory",
-	[GROUP_FUNC] = "function",
-};
-
-static const char * const group_headers[] = {
-	[GROUP_NONE] = "CALL SITE",
-	[GROUP_MODULE] = "MODULE",
-	[GROUP_FILE] = "FILE",
-	[GROUP_DIR] = "DIRECTORY",
-	[GROUP_FUNC] = "FUNCTION",
+/* How each grouping is named: option, one, several, column header. */
+static const struct {
+	const char *name, *singular, *plural, *header;
+} groups[] = {
+	[GROUP_NONE] = { "none", "call site", "call sites", "CALL SITE" },
+	[GROUP_MODULE] = { "module", "module", "modules", "MODULE" },
+	[GROUP_FILE] = { "file", "file", "files", "FILE" },
+	[GROUP_DIR] = { "directory", "directory", "directories", "DIRECTORY" },
+	[GROUP_FUNC] = { "function", "function", "functions", "FUNCTION" },
 };
 
 static void print_help(FILE *f)
@@ -1054,7 +1033,7 @@ static void print_text(const struct row **shown, size_t nshown,
 
 	for (j = 0; j < n; j++)
 		printf("%*s  ", width[j], head[j]);
-	printf("%s\n", group_headers[opt.group]);
+	printf("%s\n", groups[opt.group].header);
 	for (i = 0; i < nshown; i++) {
 		cells(shown[i], c);
 		for (j = 0; j < n; j++)
@@ -1067,12 +1046,12 @@ static void print_text(const struct row **shown, size_t nshown,
 		printf("%*s  ", width[j], c[j]);
 	if (opt.diff) {
 		printf("total: %zu %s grew, %zu shrank, %zu unchanged\n",
-		       t->grew, t->grew == 1 ? group_singular[opt.group] :
-		       group_plural[opt.group], t->shrank,
+		       t->grew, t->grew == 1 ? groups[opt.group].singular :
+		       groups[opt.group].plural, t->shrank,
 		       t->rows - t->grew - t->shrank);
 	} else {
 		printf("total: %zu %s", t->rows, t->rows == 1 ?
-		       group_singular[opt.group] : group_plural[opt.group]);
+		       groups[opt.group].singular : groups[opt.group].plural);
 		if (nshown < t->rows)
 			printf(", %zu shown", nshown);
 		putchar('\n');
@@ -1191,7 +1170,7 @@ static void print_json(const struct snapshot *snap, const struct row **shown,
 		json_str(snap[1].path);
 	}
 	printf(",\n  \"group\": \"%s\",\n  \"sort\": \"%s\",\n  \"total\": {",
-	       group_names[opt.group],
+	       groups[opt.group].name,
 	       opt.sort == SORT_CALLS ? "calls" : "bytes");
 	json_counters(&t->sum);
 	printf(", \"rows\": %zu", t->rows);
@@ -1202,7 +1181,7 @@ static void print_json(const struct snapshot *snap, const struct row **shown,
 		r = shown[i];
 		printf("%s\n    {", i ? "," : "");
 		if (r->key) {
-			printf("\"%s\": ", group_names[opt.group]);
+			printf("\"%s\": ", groups[opt.group].name);
 			json_str(r->key);
 		} else {
 			printf("\"file\": ");
@@ -1254,7 +1233,7 @@ static void prom_value(const char *str)
 static void prom_labels(const struct row *r)
 {
 	if (r->key) {
-		printf("{%s=", group_names[opt.group]);
+		printf("{%s=", groups[opt.group].name);
 		prom_value(r->key);
 	} else {
 		printf("{file=");

@@ -15,31 +15,6 @@
 
 #include "../kselftest_harness.h"
 #include "mem_profiling.h"
-#define PARAM		"sysctl.vm.mem_profiling="
-
-static char cmdline[4096];
-
-/* The value given on the command line, or NULL. */
-static const char *boot_value(void)
-{
-	int fd = open("/proc/cmdline", O_RDONLY);
-	ssize_t len = fd < 0 ? -1 : read(fd, cmdline, sizeof(cmdline) - 1);
-	char *v, *end;
-
-	if (fd >= 0)
-		close(fd);
-	if (len <= 0)
-		return NULL;
-	cmdline[len] = '\0';
-	v = strstr(cmdline, PARAM);
-	if (!v)
-		return NULL;
-	v += strlen(PARAM);
-	for (end = v; *end && *end != ' ' && *end != '\n'; end++)
-		;
-	*end = '\0';
-	return v;
-}
 
 /* Whether the kernel log holds a message containing @needle; -1 on error. */
 static int kmsg_contains(const char *needle)
@@ -111,7 +86,7 @@ TEST(command_line_value)
 	const char *v = boot_value();
 	char msg[256], *held;
 
-	ASSERT_NE(NULL, v) TH_LOG("booted without " PARAM);
+	ASSERT_NE(NULL, v) TH_LOG("booted without " BOOT_PARAM);
 	if (!strcmp(v, "never")) {
 		EXPECT_EQ(0, sysctl_read());
 		EXPECT_EQ(EOPNOTSUPP, sysctl_write("1", 1, 0));
@@ -144,7 +119,7 @@ TEST(command_line_value)
 	} else {
 		/* Rejected: the default (on, in the test kernel) is kept. */
 		snprintf(msg, sizeof(msg),
-			 PARAM "%s: expected 0, 1 or never; keeping the default (1)",
+			 BOOT_PARAM "%s: expected 0, 1 or never; keeping the default (1)",
 			 v);
 		EXPECT_EQ(1, kmsg_contains(msg));
 		EXPECT_EQ(1, sysctl_read());

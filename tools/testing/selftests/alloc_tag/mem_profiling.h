@@ -11,6 +11,43 @@
 
 #define ALLOCINFO	"/proc/allocinfo"
 #define SYSCTL		"/proc/sys/vm/mem_profiling"
+#define BOOT_PARAM	"sysctl.vm.mem_profiling="
+
+/* The value of sysctl.vm.mem_profiling= on the command line, or NULL. */
+static inline const char *boot_value(void)
+{
+	static char cmdline[4096];
+	int fd = open("/proc/cmdline", O_RDONLY);
+	ssize_t len = fd < 0 ? -1 : read(fd, cmdline, sizeof(cmdline) - 1);
+	char *v, *end;
+
+	if (fd >= 0)
+		close(fd);
+	if (len <= 0)
+		return NULL;
+	cmdline[len] = '\0';
+	v = strstr(cmdline, BOOT_PARAM);
+	if (!v)
+		return NULL;
+	v += strlen(BOOT_PARAM);
+	for (end = v; *end && *end != ' ' && *end != '\n'; end++)
+		;
+	*end = '\0';
+	return v;
+}
+
+/* Write all of @val to @path: 0, or -errno (-EIO if short). */
+static inline int write_file(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, val, strlen(val));
+	close(fd);
+	return n == (ssize_t)strlen(val) ? 0 : -EIO;
+}
 
 /* 0 or 1; negative if the file cannot be read or holds anything else. */
 static inline int sysctl_read(void)

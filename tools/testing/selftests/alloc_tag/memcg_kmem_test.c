@@ -27,18 +27,6 @@
 /* struct msg_msg precedes the text: 1048 bytes, served by kmalloc-cg-2k. */
 #define MSG_CACHE	"/sys/kernel/slab/kmalloc-cg-2k/slab_size"
 
-static int write_file(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, val, strlen(val));
-	close(fd);
-	return n == (ssize_t)strlen(val) ? 0 : -EIO;
-}
-
 /* The slab_unreclaimable line of the test cgroup's memory.stat. */
 static long cgroup_slab_bytes(void)
 {

@@ -48,16 +48,6 @@ static int unload(const char *name)
 	return syscall(__NR_delete_module, name, O_NONBLOCK);
 }
 
-static void write_param(struct __test_metadata *_metadata, const char *path,
-			const char *val)
-{
-	int fd = open(path, O_WRONLY);
-
-	ASSERT_LE(0, fd);
-	ASSERT_EQ((ssize_t)strlen(val), write(fd, val, strlen(val)));
-	close(fd);
-}
-
 /* The "0-N" of /sys/devices/system/cpu/possible, as a count. */
 static int possible_cpus(void)
 {
@@ -190,7 +180,7 @@ TEST_F(module, families)
 	EXPECT_EQ(1, s[4].calls);
 	expect_sites(_metadata, s, 0, 1, 1);
 
-	write_param(_metadata, PARAM(MODNAME, "free"), "1");
+	ASSERT_EQ(0, write_file(PARAM(MODNAME, "free"), "1"));
 	expect_sites(_metadata, s, 0, 1, 0);
 	ASSERT_EQ(0, unload(MODNAME));
 	expect_sites(_metadata, s, 0, 0, 0);
@@ -278,7 +268,7 @@ TEST_F(module, unloaded_with_live_allocations)
 	ASSERT_EQ(0, unload(MODNAME));
 	expect_sites(_metadata, s, 1, 0, 0);
 
-	write_param(_metadata, PARAM(KEEPER, "free"), "1");
+	ASSERT_EQ(0, write_file(PARAM(KEEPER, "free"), "1"));
 	EXPECT_EQ(0, read_long(PARAM(KEEPER, "held")));
 	expect_sites(_metadata, s, 0, 0, 0);
 	/* The old module's core went with its last line. */

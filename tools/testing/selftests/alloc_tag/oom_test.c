@@ -22,18 +22,6 @@
 #define PRINTK	"/proc/sys/kernel/printk"
 #define CHUNK	(16 << 20)
 
-static int write_file(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY);
-	int ok;
-
-	if (fd < 0)
-		return -1;
-	ok = write(fd, val, strlen(val)) == (ssize_t)strlen(val);
-	close(fd);
-	return ok ? 0 : -1;
-}
-
 /* Take memory until the OOM killer comes; never returns. */
 static void hog(void)
 {

@@ -38,16 +38,6 @@ static int press_sysrq_m(struct __test_metadata *_metadata,
 	return i;
 }
 
-static int booted_with(const char *param)
-{
-	size_t len;
-	char *cmdline = read_file("/proc/cmdline", 4096, &len);
-	int found = cmdline && strstr(cmdline, param);
-
-	free(cmdline);
-	return found;
-}
-
 /* SysRq-m's report with profiling on (@on) or off. */
 static void expect_report(struct __test_metadata *_metadata, int on)
 {
@@ -70,7 +60,7 @@ TEST(sysrq_m)
 		/* Not built in: no heading at all. */
 		press_sysrq_m(_metadata, &log);
 		EXPECT_EQ(-1, kmsg_find_sub(&log, 0, "Memory allocation"));
-	} else if (booted_with("sysctl.vm.mem_profiling=never")) {
+	} else if (boot_value() && !strcmp(boot_value(), "never")) {
 		i = kmsg_find(&log, press_sysrq_m(_metadata, &log),
 			      HEADING_NEVER);
 		ASSERT_LT(0, i);
