@@ -15,33 +15,7 @@
 
 #include "../kselftest_harness.h"
 #include "mem_profiling.h"
-
-/* Whether the kernel log holds a message containing @needle; -1 on error. */
-static int kmsg_contains(const char *needle)
-{
-	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
-	char rec[8192];
-	ssize_t len;
-	int found = 0;
-
-	if (fd < 0)
-		return -1;
-	for (;;) {
-		len = read(fd, rec, sizeof(rec) - 1);
-		if (len < 0 && errno == EPIPE)
-			continue;	/* records overwritten meanwhile */
-		if (len < 0) {
-			if (errno != EAGAIN)
-				found = -1;
-			break;
-		}
-		rec[len] = '\0';
-		if (strstr(rec, needle))
-			found = 1;
-	}
-	close(fd);
-	return found;
-}
+#include "kmsg.h"
 
 /* Bytes held by all lines of /proc/allocinfo together. */
 static long long total_bytes(void)

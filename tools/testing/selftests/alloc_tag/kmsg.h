@@ -3,6 +3,7 @@
  * The kernel log through /dev/kmsg, for the alloc_tag kselftests: open it
  * at its end, make the kernel print, then read the new records and check
  * the report show_mem() appends about memory allocation profiling.
+ * Include after kselftest_harness.h.
  */
 #ifndef ALLOC_TAG_KMSG_H
 #define ALLOC_TAG_KMSG_H
@@ -14,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "allocinfo.h"
 
 #define HEADING_ON	"Memory allocations, top 10 call sites (profiling on):"
 #define HEADING_OFF	"Memory allocations, top 10 call sites (profiling off):"
@@ -39,7 +42,7 @@ static inline int kmsg_open_at_end(void)
 	return fd;
 }
 
-/* Every record logged since, until there is none left. */
+/* Every record logged since, until there is none left; -1 if too many. */
 static inline int kmsg_read(int fd, struct kmsg_log *log)
 {
 	char buf[8192], *msg, *nl;
@@ -63,7 +66,7 @@ static inline int kmsg_read(int fd, struct kmsg_log *log)
 			*nl = '\0';
 		log->text[log->n++] = strdup(msg);
 	}
-	return 0;
+	return -1;
 }
 
 static inline void kmsg_free(struct kmsg_log *log)
@@ -91,6 +94,22 @@ static inline int kmsg_find_sub(struct kmsg_log *log, int from,
 	return -1;
 }
 
+/* Whether a message logged since boot contains @needle; -1 on error. */
+static inline int kmsg_contains(const char *needle)
+{
+	static struct kmsg_log log;
+	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
+	int found = -1;
+
+	if (fd < 0)
+		return -1;
+	if (!kmsg_read(fd, &log))
+		found = kmsg_find_sub(&log, 0, needle) >= 0;
+	close(fd);
+	kmsg_free(&log);
+	return found;
+}
+
 /* Bytes of a human-readable size as string_get_size() prints it. */
 static inline double human_bytes(const char *s)
 {
@@ -110,8 +129,7 @@ static inline double human_bytes(const char *s)
 /*
  * Records @first.. are the @nr lines of the top call sites (@nr < 0: as
  * many as there are, at most 10), sorted by bytes, each naming a line of
- * /proc/allocinfo, and the record after them is not one. Needs
- * kselftest_harness.h and allocinfo.h.
+ * /proc/allocinfo, and the record after them is not one.
  */
 static inline void expect_top_lines(struct __test_metadata *_metadata,
 				    struct kmsg_log *log, int first, int nr)
