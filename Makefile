@@ -17,6 +17,9 @@ KERNEL_debug   := tinyconfig:$(TEST_FRAGS),configs/memcg.config,configs/profilin
 KERNEL_slab    := tinyconfig:configs/guest.config,configs/memcg.config,configs/slab.config
 KERNEL_slob    := tinyconfig:configs/guest.config,configs/slob.config
 KERNEL_run     := x86_64_defconfig:kernel:kvm_guest.config,configs/guest.config,configs/run.config,configs/profiling.config
+# make bench: the same kernel without and with profiling.
+KERNEL_benchbase := tinyconfig:configs/guest.config,configs/memcg.config,configs/bench.config
+KERNEL_benchprof := $(KERNEL_benchbase),configs/profiling.config
 
 # The boots of `make check`, in this order. BOOT_<name> is
 # KERNEL|KSELFTESTS|KERNEL ARGS; each kernel is built once, and the
@@ -25,11 +28,12 @@ KERNEL_run     := x86_64_defconfig:kernel:kvm_guest.config,configs/guest.config,
 CHECK_BOOTS       := test nonprof debug boot-never boot-off boot-bogus oom \
 		     build-slab build-slob
 SHOW_MEM          := alloc_tag:show_mem_test
-BOOT_test         := test|alloc_tag:allocinfo_test,alloc_tag:module_test,$(SHOW_MEM)|
-BOOT_nonprof      := nonprof|alloc_tag:noprof_test,alloc_tag:memcg_kmem_test,$(SHOW_MEM)|
-BOOT_debug        := debug|alloc_tag:allocinfo_test,alloc_tag:module_test,alloc_tag:memcg_kmem_test,$(SHOW_MEM)|
+BENCH             := alloc_tag:bench_test
+BOOT_test         := test|alloc_tag:allocinfo_test,alloc_tag:module_test,$(SHOW_MEM),$(BENCH)|
+BOOT_nonprof      := nonprof|alloc_tag:noprof_test,alloc_tag:memcg_kmem_test,$(SHOW_MEM),$(BENCH)|
+BOOT_debug        := debug|alloc_tag:allocinfo_test,alloc_tag:module_test,alloc_tag:memcg_kmem_test,$(SHOW_MEM),$(BENCH)|
 BOOT_boot-never   := test|alloc_tag:boot_param_test,$(SHOW_MEM)|kunit.enable=0 sysctl.vm.mem_profiling=never
-BOOT_boot-off     := test|alloc_tag:boot_param_test,$(SHOW_MEM)|kunit.enable=0 sysctl.vm.mem_profiling=0
+BOOT_boot-off     := test|alloc_tag:boot_param_test,$(SHOW_MEM),$(BENCH)|kunit.enable=0 sysctl.vm.mem_profiling=0
 BOOT_boot-bogus   := test|alloc_tag:boot_param_test,$(SHOW_MEM)|kunit.enable=0 sysctl.vm.mem_profiling=yes
 # A small guest for the OOM killer's report.
 BOOT_oom          := test|alloc_tag:oom_test|kunit.enable=0 mem=256M
@@ -37,7 +41,7 @@ BOOT_build-slab   := slab|-|
 BOOT_build-slob   := slob|-|
 export KERNEL_test KERNEL_nonprof KERNEL_debug KERNEL_slab KERNEL_slob
 
-.PHONY: all deps tree export check checkpatch run shell clean help
+.PHONY: all deps tree export check checkpatch run shell bench clean help
 
 all: help
 
@@ -45,6 +49,7 @@ help:
 	@echo "make check   build the test kernels, boot them, run all tests"
 	@echo "make run     build the realistic kernel, boot it, run a workload"
 	@echo "make shell   the same kernel with an interactive shell"
+	@echo "make bench   measure profiling's overhead (ICOUNT=1: instruction counts)"
 	@echo "make tree    lay base + overlay into $(TREE) (FORCE=1 discards edits)"
 	@echo "make checkpatch  checkpatch --strict on the overlay's files and patches"
 	@echo "make export  write edits in $(TREE) back into the overlay"
@@ -76,6 +81,14 @@ run shell: kernel-run
 		--kernel $(B)/kernel-run/arch/x86/boot/bzImage \
 		--initrd $(B)/run/initramfs.cpio.gz --outdir $(B)/$@ \
 		--memory 2G --timeout 600 $(if $(KVM),--kvm)
+
+# The overhead table: kernels without and with profiling, one guest per
+# configuration and round. BENCH_ARGS passes --rounds, --repeat, --ms.
+bench: kernel-benchbase kernel-benchprof
+	@BENCH_COMMAND="make bench$(if $(ICOUNT), ICOUNT=1)$(if $(BENCH_ARGS), BENCH_ARGS='$(BENCH_ARGS)')" \
+		$(PY) harness/bench.py --tree $(TREE) --base $(B)/kernel-benchbase \
+		--prof $(B)/kernel-benchprof --out $(B)/bench \
+		$(if $(ICOUNT),--icount) $(BENCH_ARGS)
 
 # checkpatch --strict on every new file and patch of the overlay. Run from
 # outside the repo: in a git checkout checkpatch takes a tracked *.patch

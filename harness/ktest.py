@@ -2,10 +2,13 @@
 """Boot a test kernel under QEMU, read its verdict, and summarize.
 
   ktest.py boot --name N --kernel BZIMAGE --initrd CPIO --outdir DIR
-                [--mode check|run|shell] [--timeout S] [--kvm] [--append ARGS]
+                [--mode check|run|shell|bench] [--timeout S] [--kvm]
+                [--smp N] [--icount] [--cpu MODEL] [--append ARGS]
       Boots once. The console (ttyS0) goes to DIR/console.log, the results
       channel (ttyS1) to DIR/results.txt. Writes DIR/verdict.json and prints
       every failure with the lines that caused it. Exit 1 on any failure.
+      --icount: QEMU counts instructions (one per guest nanosecond) and
+      runs the CPUs in turn, so the guest's clock measures work done.
   ktest.py analyze --name N --console LOG --results TXT [--timed-out]
       The same analysis on saved logs (used by the harness's own tests).
   ktest.py summary VERDICT.json...
@@ -261,17 +264,21 @@ def report(v, out=sys.stdout):
 
 
 def qemu_command(args, console_log, results_log):
-    cmd = ['qemu-system-x86_64', '-m', str(args.memory), '-smp', '2',
-           '-no-reboot', '-display', 'none', '-monitor', 'none',
+    cmd = ['qemu-system-x86_64', '-m', str(args.memory),
+           '-smp', str(args.smp), '-no-reboot', '-display', 'none', '-monitor', 'none',
            '-kernel', args.kernel, '-initrd', args.initrd]
     if args.kvm:
         cmd += ['-accel', 'kvm', '-cpu', 'host']
     else:
         cmd += ['-accel', 'tcg']
+        if args.cpu:
+            cmd += ['-cpu', args.cpu]
+        if args.icount:
+            cmd += ['-icount', 'shift=0,sleep=off']
     append = 'console=ttyS0 panic=-1 harness.mode=%s %s' % (args.mode,
                                                              args.append)
     cmd += ['-append', append.strip()]
-    if args.mode == 'check':
+    if args.mode in ('check', 'bench'):
         cmd += ['-serial', 'file:' + console_log]
     else:
         cmd += ['-chardev', 'stdio,id=con,signal=off,logfile=' + console_log,
@@ -280,7 +287,8 @@ def qemu_command(args, console_log, results_log):
     return cmd
 
 
-def cmd_boot(args):
+def run_guest(args):
+    """Boot once; return (console, results or None, timed out, status, s)."""
     os.makedirs(args.outdir, exist_ok=True)
     console_log = os.path.join(args.outdir, 'console.log')
     results_log = os.path.join(args.outdir, 'results.txt')
@@ -301,15 +309,19 @@ def cmd_boot(args):
         proc.kill()
         proc.wait()
     elapsed = time.time() - start
-    console = read(console_log) or ''
-    results = read(results_log)
+    return (read(console_log) or '', read(results_log), timed_out,
+            proc.returncode, elapsed)
+
+
+def cmd_boot(args):
+    console, results, timed_out, status, elapsed = run_guest(args)
     v = analyze(args.name, console, results, timed_out, args.timeout)
-    if not timed_out and proc.returncode != 0:
-        v.problem('qemu exited with status %d' % proc.returncode)
+    if not timed_out and status != 0:
+        v.problem('qemu exited with status %d' % status)
     with open(os.path.join(args.outdir, 'verdict.json'), 'w') as f:
         json.dump(v.to_json(), f, indent=1)
-    print('%s: guest ran %.0fs, console log %s' % (args.name, elapsed,
-                                                    console_log))
+    print('%s: guest ran %.0fs, console log %s' % (
+        args.name, elapsed, os.path.join(args.outdir, 'console.log')))
     report(v)
     return 1 if v.counts()['fail'] else 0
 
@@ -366,10 +378,13 @@ def main():
     b.add_argument('--initrd', required=True)
     b.add_argument('--outdir', required=True)
     b.add_argument('--mode', default='check',
-                   choices=['check', 'run', 'shell'])
+                   choices=['check', 'run', 'shell', 'bench'])
     b.add_argument('--timeout', type=int, default=900)
     b.add_argument('--memory', default='1G')
     b.add_argument('--kvm', action='store_true')
+    b.add_argument('--smp', type=int, default=2)
+    b.add_argument('--icount', action='store_true')
+    b.add_argument('--cpu', help='QEMU CPU model under TCG (default qemu64)')
     b.add_argument('--append', default='')
     a = sub.add_parser('analyze')
     a.add_argument('--name', required=True)

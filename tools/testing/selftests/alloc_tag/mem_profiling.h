@@ -7,11 +7,13 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #define ALLOCINFO	"/proc/allocinfo"
 #define SYSCTL		"/proc/sys/vm/mem_profiling"
 #define BOOT_PARAM	"sysctl.vm.mem_profiling="
+#define KO(name)	"/lib/modules/" name ".ko"
 
 /* The value of sysctl.vm.mem_profiling= on the command line, or NULL. */
 static inline const char *boot_value(void)
@@ -96,6 +98,24 @@ static inline int sysctl_write(const char *val, size_t len, off_t off)
 	if (r < 0)
 		return -r;
 	return r == (ssize_t)len ? 0 : -1;
+}
+
+/* Load the module file @ko with @params: 0, or -1 with errno set. */
+static inline int module_load(const char *ko, const char *params)
+{
+	int fd = open(ko, O_RDONLY | O_CLOEXEC);
+	int ret;
+
+	if (fd < 0)
+		return -1;
+	ret = syscall(__NR_finit_module, fd, params, 0);
+	close(fd);
+	return ret;
+}
+
+static inline int module_unload(const char *name)
+{
+	return syscall(__NR_delete_module, name, O_NONBLOCK);
 }
 
 #endif

@@ -20,7 +20,6 @@
 
 #define MODNAME		"test_alloc_tag"
 #define KEEPER		"test_alloc_tag_keeper"
-#define KO(name)	"/lib/modules/" name ".ko"
 #define PARAM(mod, p)	"/sys/module/" mod "/parameters/" p
 #define NR_SITES	5
 #define CYCLES		50
@@ -30,23 +29,6 @@ struct site {
 	long long bytes;
 	unsigned long long calls;
 };
-
-static int load(const char *ko, const char *params)
-{
-	int fd = open(ko, O_RDONLY | O_CLOEXEC);
-	int ret;
-
-	if (fd < 0)
-		return -1;
-	ret = syscall(__NR_finit_module, fd, params, 0);
-	close(fd);
-	return ret;
-}
-
-static int unload(const char *name)
-{
-	return syscall(__NR_delete_module, name, O_NONBLOCK);
-}
 
 /* The "0-N" of /sys/devices/system/cpu/possible, as a count. */
 static int possible_cpus(void)
@@ -148,13 +130,13 @@ FIXTURE(module) {
 
 FIXTURE_SETUP(module)
 {
-	ASSERT_EQ(0, load(KO(KEEPER), ""));
+	ASSERT_EQ(0, module_load(KO(KEEPER), ""));
 }
 
 FIXTURE_TEARDOWN(module)
 {
-	unload(MODNAME);
-	EXPECT_EQ(0, unload(KEEPER));
+	module_unload(MODNAME);
+	EXPECT_EQ(0, module_unload(KEEPER));
 }
 
 /* What the module says it allocated is what its lines hold. */
@@ -163,7 +145,7 @@ TEST_F(module, families)
 	struct site *s = self->sites;
 	long long page = getpagesize();
 
-	ASSERT_EQ(0, load(KO(MODNAME), ""));
+	ASSERT_EQ(0, module_load(KO(MODNAME), ""));
 	read_sites(_metadata, s);
 	for (int i = 0; i < NR_SITES; i++)
 		EXPECT_EQ(0, strncmp(s[i].where, "lib/test_alloc_tag.c:", 21));
@@ -182,7 +164,7 @@ TEST_F(module, families)
 
 	ASSERT_EQ(0, write_file(PARAM(MODNAME, "free"), "1"));
 	expect_sites(_metadata, s, 0, 1, 0);
-	ASSERT_EQ(0, unload(MODNAME));
+	ASSERT_EQ(0, module_unload(MODNAME));
 	expect_sites(_metadata, s, 0, 0, 0);
 }
 
@@ -255,17 +237,17 @@ TEST_F(module, unloaded_with_live_allocations)
 	int lines0, lines;
 
 	settled_cost(_metadata, &lines0, &bytes0, &calls0);
-	ASSERT_EQ(0, load(KO(MODNAME), "leak=1"));
+	ASSERT_EQ(0, module_load(KO(MODNAME), "leak=1"));
 	read_sites(_metadata, s);
 	expect_sites(_metadata, s, 0, 1, 1);
-	ASSERT_EQ(0, unload(MODNAME));
+	ASSERT_EQ(0, module_unload(MODNAME));
 	ASSERT_EQ(-1, access(PARAM(MODNAME, "sites"), F_OK));
 	EXPECT_EQ(NR_SITES, read_long(PARAM(KEEPER, "held")));
 	expect_sites(_metadata, s, 1, 0, 0);
 
-	ASSERT_EQ(0, load(KO(MODNAME), ""));
+	ASSERT_EQ(0, module_load(KO(MODNAME), ""));
 	expect_sites(_metadata, s, 1, 1, 1);
-	ASSERT_EQ(0, unload(MODNAME));
+	ASSERT_EQ(0, module_unload(MODNAME));
 	expect_sites(_metadata, s, 1, 0, 0);
 
 	ASSERT_EQ(0, write_file(PARAM(KEEPER, "free"), "1"));
@@ -285,13 +267,13 @@ TEST_F(module, load_unload_cycles)
 	int lines0, lines, i;
 
 	/* A first cycle: whatever it sets up once is not a leak. */
-	ASSERT_EQ(0, load(KO(MODNAME), ""));
-	ASSERT_EQ(0, unload(MODNAME));
+	ASSERT_EQ(0, module_load(KO(MODNAME), ""));
+	ASSERT_EQ(0, module_unload(MODNAME));
 	settled_cost(_metadata, &lines0, &bytes0, &calls0);
 	ASSERT_LT(0, bytes0);
 	for (i = 0; i < CYCLES; i++) {
-		ASSERT_EQ(0, load(KO(MODNAME), ""));
-		ASSERT_EQ(0, unload(MODNAME));
+		ASSERT_EQ(0, module_load(KO(MODNAME), ""));
+		ASSERT_EQ(0, module_unload(MODNAME));
 	}
 	settled_cost(_metadata, &lines, &bytes, &calls);
 	EXPECT_EQ(lines0, lines);

@@ -1,0 +1,356 @@
+#!/usr/bin/python3
+"""make bench: what memory allocation profiling costs, measured.
+
+  bench.py --tree TREE --base KOUT --prof KOUT --out DIR [--rounds N]
+           [--repeat N] [--ms MS] [--memory SIZE] [--icount]
+
+Boots one guest per configuration and round, the configurations in turn
+within each round (interleaved, so that a slow spell of the host hits them
+all alike). In each guest the module alloc_tag_bench (lib/alloc_tag_bench.c)
+times kmalloc/kfree of 8-240 bytes, single and order-2 pages and 4-page
+vmalloc areas on one CPU, REPEAT times each. The time table gives ns per
+allocation and free: the median and min-max over every measurement of a
+configuration, and the median's difference from configuration (1). The
+memory table gives what profiling adds, from the kernels' images and from
+the guests of (1) and (3) right after boot.
+
+--icount runs QEMU with -icount shift=0 (the guest clock advances one
+nanosecond per instruction) and one CPU: the ratios are then instruction
+count ratios, independent of the host's load.
+
+Writes DIR/results.md (printed too) and DIR/samples.json; every guest's
+logs are in DIR/rN-cK/. Exits 1 if a guest failed, printed a kernel splat
+or did not run the configuration it was meant to.
+"""
+
+import argparse
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import ktest  # noqa: E402
+
+# (label, description, kernel, boot arguments, guest setup, module
+#  parameters, the profiling state the module must report)
+CONFIGS = [
+    ('1', 'baseline, `CONFIG_MEM_ALLOC_PROFILING=n`', 'base', '', '', '',
+     'not built'),
+    ('2', 'compiled in, off at boot (`sysctl.vm.mem_profiling=0`)', 'prof',
+     'sysctl.vm.mem_profiling=0', '', '', 'disabled'),
+    ('3', 'enabled by default', 'prof', '', '', '', 'enabled'),
+    ('4', 'off at boot, enabled via the sysctl', 'prof',
+     'sysctl.vm.mem_profiling=0', 'sysctl-on', '', 'enabled'),
+    ('5', 'baseline + `__GFP_ACCOUNT` in a memory cgroup', 'base', '',
+     'memcg', 'account=1', 'not built'),
+    ('6', 'baseline + `page_owner=on`', 'base', 'page_owner=on', '', '',
+     'not built'),
+]
+TESTS = [('kmalloc', 'kmalloc 8-240 B'), ('page', 'page'),
+         ('order2', 'order-2 pages'), ('vmalloc', 'vmalloc 4 pages')]
+
+MOD = r'alloc_tag_bench: '
+STATE_RE = re.compile(MOD + r'cpu (\d+), profiling (enabled|disabled|not built)'
+                      r', (\S+)$')
+RESULT_RE = re.compile(MOD + r'(\w+) ops (\d+) ns (\d+) ')
+PAGE_EXT_RE = re.compile(r'allocated (\d+) bytes of page_ext$')
+KMALLOC_CLASSES = [8, 16, 32, 64, 96, 128, 192, 256, 512, 1024, 2048, 4096,
+                   8192]
+PAGE_SIZE = 4096
+
+
+class BenchError(Exception):
+    pass
+
+
+def sections(results):
+    """The results channel's "## name" sections, as {name: [lines]}."""
+    out, cur = {}, None
+    for line in results.splitlines():
+        if line.startswith('## '):
+            cur = out.setdefault(line[3:].strip(), [])
+        elif cur is not None and not line.startswith('# harness:'):
+            cur.append(line)
+    return out
+
+
+def boot(args, cfg, rnd, kernels):
+    """One guest of configuration @cfg: its samples and facts."""
+    label, _, kernel, append, setup, params, state = cfg
+    smp = 1 if args.icount else 2
+    bench = 'ms=%d,repeat=%d,cpu=%d' % (args.ms, args.repeat, smp - 1)
+    if params:
+        bench += ',' + params
+    append = 'harness.bench=%s %s %s' % (
+        bench, 'harness.bench_setup=' + setup if setup else '', append)
+    per_run = len(TESTS) * args.repeat * args.ms / 1000.0
+    ns = argparse.Namespace(
+        name='r%d-c%s' % (rnd, label), mode='bench',
+        kernel=os.path.join(kernels[kernel], 'arch/x86/boot/bzImage'),
+        initrd=os.path.join(args.out, 'initramfs-%s.cpio.gz' % kernel),
+        outdir=os.path.join(args.out, 'r%d-c%s' % (rnd, label)),
+        timeout=int(120 + per_run * (20 if args.icount else 4)),
+        memory=args.memory, kvm=False, smp=smp, icount=args.icount,
+        cpu='max',
+        append=' '.join(append.split()))
+    console, results, timed_out, status, elapsed = ktest.run_guest(ns)
+    where = '(%s) round %d, logs in %s' % (label, rnd, ns.outdir)
+    if timed_out or status != 0 or results is None or \
+            ktest.DONE_MARK not in results:
+        raise BenchError('%s: the guest did not finish' % where)
+    lines = [ktest.clean(l) for l in console.splitlines()]
+    splats = ktest.find_splats(console.splitlines())
+    if splats:
+        raise BenchError('%s: kernel splat: %s' % (where, splats[0][0]))
+    sec = sections(results)
+    if sec.get('insmod', [''])[-1:] != ['rc=0']:
+        raise BenchError('%s: insmod failed: %s' % (where, sec.get('insmod')))
+    states = [m for m in map(STATE_RE.search, lines) if m]
+    if len(states) != 1 or states[0].group(2) != state:
+        raise BenchError('%s: profiling should be %s, the module says %s' %
+                         (where, state, [m.group(0) for m in states]))
+    samples = {}
+    for m in filter(None, map(RESULT_RE.search, lines)):
+        samples.setdefault(m.group(1), []).append(
+            int(m.group(3)) / int(m.group(2)))
+    if any(len(samples.get(t, [])) != args.repeat for t, _ in TESTS) or \
+            not any(l.endswith(MOD + 'done') for l in lines):
+        raise BenchError('%s: expected %d measurements of each test, got %s'
+                         % (where, args.repeat, samples))
+    page_ext = [int(m.group(1)) for m in map(PAGE_EXT_RE.search, lines) if m]
+    facts = {'page_ext': page_ext[0] if page_ext else 0, 'sections': sec,
+             'seconds': elapsed}
+    if setup == 'memcg' and not int((sec.get('memcg-peak') or ['0'])[0]):
+        raise BenchError('%s: nothing was charged to the memory cgroup'
+                         % where)
+    return samples, facts
+
+
+def meminfo(sec):
+    out = {}
+    for line in sec.get('meminfo', []):
+        m = re.match(r'(\S+):\s+(\d+) kB', line)
+        if m:
+            out[m.group(1)] = int(m.group(2)) * 1024
+    return out
+
+
+def kmalloc_size(size):
+    for c in KMALLOC_CLASSES:
+        if size <= c:
+            return c
+    pages = 1
+    while pages * PAGE_SIZE < size:
+        pages *= 2
+    return pages * PAGE_SIZE
+
+
+def obj_ext_bytes(sec, ext_size):
+    """The vectors every slab in /proc/slabinfo would have."""
+    total = 0
+    for line in sec.get('slabinfo', []):
+        f = line.split()
+        if len(f) < 15 or f[0].startswith('#') or f[0] == 'slabinfo':
+            continue
+        objperslab, num_slabs = int(f[4]), int(f[14])
+        total += num_slabs * kmalloc_size(objperslab * ext_size)
+    return total
+
+
+def symbols(kout, names):
+    out = {}
+    with open(os.path.join(kout, 'System.map')) as f:
+        for line in f:
+            addr, _, name = line.split()
+            if name in names:
+                out[name] = int(addr, 16)
+    return out
+
+
+def size_of(kout):
+    """text, data, bss and total of `size vmlinux`."""
+    out = subprocess.run(['size', os.path.join(kout, 'vmlinux')], check=True,
+                         capture_output=True, text=True).stdout
+    return [int(x) for x in out.splitlines()[1].split()[:4]]
+
+
+def code_size(kout):
+    """The size of every function in vmlinux, without section padding."""
+    out = subprocess.run(['nm', '-S', os.path.join(kout, 'vmlinux')],
+                         check=True, capture_output=True, text=True).stdout
+    return sum(int(f[1], 16) for f in map(str.split, out.splitlines())
+               if len(f) == 4 and f[2] in 'tT')
+
+
+def config_has(kout, option):
+    with open(os.path.join(kout, '.config')) as f:
+        return ('%s=y\n' % option) in f.read()
+
+
+def possible_cpus(sec):
+    s = (sec.get('possible') or ['0'])[0].strip()
+    first, _, last = s.partition('-')
+    return int(last or first) - int(first) + 1
+
+
+def fmt_cell(values, base):
+    med = statistics.median(values)
+    cell = '%.1f [%.1f-%.1f]' % (med, min(values), max(values))
+    if base is not None:
+        cell += ' %+.1f%%' % ((med / base - 1) * 100)
+    return cell
+
+
+def time_table(args, samples):
+    mode = ('QEMU TCG (`-cpu max`) with `-icount shift=0`, one CPU: the '
+            'guest clock counts '
+            'instructions, ratios are instruction-count ratios'
+            if args.icount else
+            'QEMU TCG (`-cpu max`), two CPUs, the benchmark on CPU 1: '
+            'wall-clock time, '
+            'subject to the host\'s load')
+    out = ['## Time per allocation and free (ns/op)', '',
+           'Mode: %s. Each cell: median [min-max] over %d rounds x %d '
+           'measurements of about %d ms, and the median\'s difference from '
+           '(1).' % (mode, args.rounds, args.repeat, args.ms), '',
+           '| configuration | ' + ' | '.join(t[1] for t in TESTS) + ' |',
+           '|---' * (len(TESTS) + 1) + '|']
+    base = {t: statistics.median(samples['1'][t]) for t, _ in TESTS}
+    for label, desc, *_ in CONFIGS:
+        out.append('| (%s) %s | ' % (label, desc) + ' | '.join(
+            fmt_cell(samples[label][t], None if label == '1' else base[t])
+            for t, _ in TESTS) + ' |')
+    out += ['', 'Spread of (1), (max-min)/median: ' + ', '.join(
+        '%s %.1f%%' % (t, (max(samples['1'][t]) - min(samples['1'][t])) /
+                       base[t] * 100) for t, _ in TESTS) + '.']
+    return out
+
+
+def memory_table(args, kernels, facts):
+    ram = parse_size(args.memory)
+    base_sec, prof_sec = facts['1']['sections'], facts['3']['sections']
+    cpus = possible_cpus(prof_sec)
+    sym = symbols(kernels['prof'], ('__start_alloc_tags', '__stop_alloc_tags'))
+    section = sym['__stop_alloc_tags'] - sym['__start_alloc_tags']
+    # Built-in call sites: the report's lines less its two header lines.
+    tags = int(prof_sec['allocinfo-lines'][0]) - 2
+    ext_size = 8 * (1 + config_has(kernels['prof'], 'CONFIG_MEMCG'))
+    sizes = [size_of(kernels[k]) for k in ('base', 'prof')]
+    mem_base, mem_prof = meminfo(base_sec), meminfo(prof_sec)
+    used = [ram - m['MemFree'] for m in (mem_base, mem_prof)]
+    rows = [
+        ('tags: the `alloc_tags` section, %d call sites' % tags, section),
+        ('counters: %d x 16 B per-cpu, %d possible CPUs' % (tags, cpus),
+         tags * 16 * cpus),
+        ('page_ext: a tag reference per page (boot log of (3))',
+         facts['3']['page_ext'] - facts['1']['page_ext']),
+        ('slabobj_ext: %d B per object of every slab at boot '
+         '(`/proc/slabinfo` of (3), kmalloc size classes)' % ext_size,
+         obj_ext_bytes(prof_sec, ext_size)),
+        ('`Slab:` in `/proc/meminfo` after boot, (3) - (1)',
+         mem_prof['Slab'] - mem_base['Slab']),
+        ('memory in use after boot (RAM - `MemFree`), (3) - (1)',
+         used[1] - used[0]),
+        ('for comparison: page_ext of `page_owner=on` (6)',
+         facts['6']['page_ext'] - facts['1']['page_ext']),
+    ]
+    out = ['## Memory', '',
+           'Guest RAM %s; kernels (1) and (3) as built, guests right after '
+           'boot.' % args.memory, '',
+           '| what | bytes | of guest RAM |', '|---|---|---|']
+    for what, n in rows:
+        out.append('| %s | %d | %.3f%% |' % (what, n, n * 100.0 / ram))
+    out += ['', '`size vmlinux`:', '',
+            '| kernel | text | data | bss | total |', '|---|---|---|---|---|']
+    for name, s in (('(1) baseline', sizes[0]), ('(3) profiling', sizes[1])):
+        out.append('| %s | %s |' % (name, ' | '.join(map(str, s))))
+    out.append('| difference | %s |' % ' | '.join(
+        '%+d' % (b - a) for a, b in zip(*sizes)))
+    code = [code_size(kernels[k]) for k in ('base', 'prof')]
+    out += ['', 'The functions themselves (`nm -S`) grow from %d to %d bytes '
+            '(%+d, %+.1f%%); `text` also counts the padding that aligns the '
+            'entry code to 2 MiB, which the kernel frees at boot ("Freeing '
+            'unused kernel image (text/rodata gap)").' % (
+                code[0], code[1], code[1] - code[0],
+                (code[1] / code[0] - 1) * 100)]
+    return out
+
+
+def parse_size(s):
+    units = {'K': 1 << 10, 'M': 1 << 20, 'G': 1 << 30}
+    return int(s[:-1]) * units[s[-1].upper()] if s[-1].upper() in units \
+        else int(s) << 20
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    ap.add_argument('--tree', required=True)
+    ap.add_argument('--base', required=True, help='kernel build without profiling')
+    ap.add_argument('--prof', required=True, help='kernel build with profiling')
+    ap.add_argument('--out', required=True)
+    ap.add_argument('--rounds', type=int, default=5)
+    ap.add_argument('--repeat', type=int, default=3)
+    ap.add_argument('--ms', type=int, default=1000)
+    ap.add_argument('--memory', default='1G')
+    ap.add_argument('--icount', action='store_true')
+    ap.add_argument('--only', help='boot only these configurations (1,3,...)'
+                    ': a quick look, no tables')
+    args = ap.parse_args()
+    if args.rounds < 1 or args.repeat < 1 or args.ms < 1:
+        ap.error('--rounds, --repeat and --ms must be positive')
+    kernels = {'base': args.base, 'prof': args.prof}
+    os.makedirs(args.out, exist_ok=True)
+    here = os.path.dirname(os.path.abspath(__file__))
+    for name, kout in kernels.items():
+        subprocess.run([os.path.join(here, 'initramfs.sh'),
+                        os.path.join(args.out, 'initramfs-%s.cpio.gz' % name),
+                        args.tree, '', kout], check=True)
+    samples = {c[0]: {t: [] for t, _ in TESTS} for c in CONFIGS}
+    facts = {}
+    try:
+        for rnd in range(1, args.rounds + 1):
+            for cfg in CONFIGS:
+                if args.only and cfg[0] not in args.only.split(','):
+                    continue
+                got, fact = boot(args, cfg, rnd, kernels)
+                for t, _ in TESTS:
+                    samples[cfg[0]][t] += got[t]
+                facts.setdefault(cfg[0], fact)
+                print('bench: round %d/%d (%s) %s  %.0fs' % (
+                    rnd, args.rounds, cfg[0], '  '.join(
+                        '%s %.1f' % (t, statistics.median(got[t]))
+                        for t, _ in TESTS), fact['seconds']), flush=True)
+    except BenchError as e:
+        print('bench: FAILED: %s' % e, file=sys.stderr)
+        return 1
+    if args.only:
+        return 0
+    with open(os.path.join(args.out, 'samples.json'), 'w') as f:
+        json.dump(samples, f, indent=1)
+    lines = ['# Overhead of memory allocation profiling', '',
+             'Command: `%s`; host: %s, %d CPUs.' % (
+                 os.environ.get('BENCH_COMMAND', 'make bench'), host_cpu(),
+                 os.cpu_count()), '']
+    lines += time_table(args, samples) + [''] + \
+        memory_table(args, kernels, facts)
+    text = '\n'.join(lines) + '\n'
+    with open(os.path.join(args.out, 'results.md'), 'w') as f:
+        f.write(text)
+    print(text, end='')
+    print('bench: written to %s' % os.path.join(args.out, 'results.md'))
+    return 0
+
+
+def host_cpu():
+    with open('/proc/cpuinfo') as f:
+        for line in f:
+            if line.startswith('model name'):
+                return line.split(':', 1)[1].strip()
+    return 'unknown CPU'
+
+
+if __name__ == '__main__':
+    sys.exit(main())
