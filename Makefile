@@ -17,9 +17,11 @@ KERNEL_debug   := tinyconfig:$(TEST_FRAGS),configs/memcg.config,configs/profilin
 KERNEL_slab    := tinyconfig:configs/guest.config,configs/memcg.config,configs/slab.config
 KERNEL_slob    := tinyconfig:configs/guest.config,configs/slob.config
 KERNEL_run     := x86_64_defconfig:kernel:kvm_guest.config,configs/guest.config,configs/run.config,configs/profiling.config
-# make bench: the same kernel without and with profiling.
+# make bench: the same kernel without profiling, with it on by default,
+# and with it off by default.
 KERNEL_benchbase := tinyconfig:configs/guest.config,configs/memcg.config,configs/bench.config
 KERNEL_benchprof := $(KERNEL_benchbase),configs/profiling.config
+KERNEL_benchoff  := $(KERNEL_benchprof),configs/profiling-off.config
 
 # The boots of `make check`, in this order. BOOT_<name> is
 # KERNEL|KSELFTESTS|KERNEL ARGS; each kernel is built once, and the
@@ -84,10 +86,10 @@ run shell: kernel-run
 
 # The overhead table: kernels without and with profiling, one guest per
 # configuration and round. BENCH_ARGS passes --rounds, --repeat, --ms.
-bench: kernel-benchbase kernel-benchprof
+bench: kernel-benchbase kernel-benchprof kernel-benchoff
 	@BENCH_COMMAND="make bench$(if $(ICOUNT), ICOUNT=1)$(if $(BENCH_ARGS), BENCH_ARGS='$(BENCH_ARGS)')" \
 		$(PY) harness/bench.py --tree $(TREE) --base $(B)/kernel-benchbase \
-		--prof $(B)/kernel-benchprof --out $(B)/bench \
+		--prof $(B)/kernel-benchprof --off $(B)/kernel-benchoff --out $(B)/bench \
 		$(if $(ICOUNT),--icount) $(BENCH_ARGS)
 
 # checkpatch --strict on every new file and patch of the overlay. Run from

@@ -1,8 +1,12 @@
 #!/usr/bin/python3
 """make bench: what memory allocation profiling costs, measured.
 
-  bench.py --tree TREE --base KOUT --prof KOUT --out DIR [--rounds N]
-           [--repeat N] [--ms MS] [--memory SIZE] [--icount]
+  bench.py --tree TREE --base KOUT --prof KOUT --off KOUT --out DIR
+           [--rounds N] [--repeat N] [--ms MS] [--memory SIZE] [--icount]
+           [--only 1,3,...]
+
+KOUT: kernel builds without profiling (base), with it on by default (prof)
+and with it off by default (off); otherwise the same.
 
 Boots one guest per configuration and round, the configurations in turn
 within each round (interleaved, so that a slow spell of the host hits them
@@ -39,22 +43,25 @@ import ktest  # noqa: E402
 CONFIGS = [
     ('1', 'baseline, `CONFIG_MEM_ALLOC_PROFILING=n`', 'base', '', '', '',
      'not built'),
-    ('2', 'compiled in, off at boot (`sysctl.vm.mem_profiling=0`)', 'prof',
-     'sysctl.vm.mem_profiling=0', '', '', 'disabled'),
+    ('2', 'compiled in, off at boot (`sysctl.vm.mem_profiling=0`; '
+     '`ENABLED_BY_DEFAULT=n`)', 'off', 'sysctl.vm.mem_profiling=0', '', '',
+     'disabled'),
     ('3', 'enabled by default', 'prof', '', '', '', 'enabled'),
-    ('4', 'off at boot, enabled via the sysctl', 'prof',
-     'sysctl.vm.mem_profiling=0', 'sysctl-on', '', 'enabled'),
+    ('4', 'off at boot, enabled via the sysctl (`ENABLED_BY_DEFAULT=n`)',
+     'off', 'sysctl.vm.mem_profiling=0', 'sysctl-on', '', 'enabled'),
     ('5', 'baseline + `__GFP_ACCOUNT` in a memory cgroup', 'base', '',
      'memcg', 'account=1', 'not built'),
     ('6', 'baseline + `page_owner=on`', 'base', 'page_owner=on', '', '',
      'not built'),
+    ('7', 'kernel (3) booted with `sysctl.vm.mem_profiling=0`', 'prof',
+     'sysctl.vm.mem_profiling=0', '', '', 'disabled'),
 ]
 TESTS = [('kmalloc', 'kmalloc 8-240 B'), ('page', 'page'),
          ('order2', 'order-2 pages'), ('vmalloc', 'vmalloc 4 pages')]
 
 MOD = r'alloc_tag_bench: '
-STATE_RE = re.compile(MOD + r'cpu (\d+), profiling (enabled|disabled|not built)'
-                      r', (\S+)$')
+STATE_RE = re.compile(MOD + r'cpu (\d+), '
+                      r'profiling (enabled|disabled|not built), (\S+)$')
 RESULT_RE = re.compile(MOD + r'(\w+) ops (\d+) ns (\d+) ')
 PAGE_EXT_RE = re.compile(r'allocated (\d+) bytes of page_ext$')
 KMALLOC_CLASSES = [8, 16, 32, 64, 96, 128, 192, 256, 512, 1024, 2048, 4096,
@@ -271,9 +278,10 @@ def memory_table(args, kernels, facts):
         '%+d' % (b - a) for a, b in zip(*sizes)))
     code = [code_size(kernels[k]) for k in ('base', 'prof')]
     out += ['', 'The functions themselves (`nm -S`) grow from %d to %d bytes '
-            '(%+d, %+.1f%%); `text` also counts the padding that aligns the '
-            'entry code to 2 MiB, which the kernel frees at boot ("Freeing '
-            'unused kernel image (text/rodata gap)").' % (
+            '(%+d, %+.1f%%). `text` also holds the padding before the entry '
+            'code, which is aligned to 2 MiB, so its difference can be '
+            'smaller or larger; the kernel frees that padding at boot '
+            '("Freeing unused kernel image (text/rodata gap)").' % (
                 code[0], code[1], code[1] - code[0],
                 (code[1] / code[0] - 1) * 100)]
     return out
@@ -288,8 +296,12 @@ def parse_size(s):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('--tree', required=True)
-    ap.add_argument('--base', required=True, help='kernel build without profiling')
-    ap.add_argument('--prof', required=True, help='kernel build with profiling')
+    ap.add_argument('--base', required=True,
+                    help='kernel build without profiling')
+    ap.add_argument('--prof', required=True,
+                    help='kernel build with profiling on by default')
+    ap.add_argument('--off', required=True,
+                    help='kernel build with profiling off by default')
     ap.add_argument('--out', required=True)
     ap.add_argument('--rounds', type=int, default=5)
     ap.add_argument('--repeat', type=int, default=3)
@@ -301,7 +313,7 @@ def main():
     args = ap.parse_args()
     if args.rounds < 1 or args.repeat < 1 or args.ms < 1:
         ap.error('--rounds, --repeat and --ms must be positive')
-    kernels = {'base': args.base, 'prof': args.prof}
+    kernels = {'base': args.base, 'prof': args.prof, 'off': args.off}
     os.makedirs(args.out, exist_ok=True)
     here = os.path.dirname(os.path.abspath(__file__))
     for name, kout in kernels.items():

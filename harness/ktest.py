@@ -265,7 +265,8 @@ def report(v, out=sys.stdout):
 
 def qemu_command(args, console_log, results_log):
     cmd = ['qemu-system-x86_64', '-m', str(args.memory),
-           '-smp', str(args.smp), '-no-reboot', '-display', 'none', '-monitor', 'none',
+           '-smp', str(args.smp), '-no-reboot', '-display', 'none',
+           '-monitor', 'none',
            '-kernel', args.kernel, '-initrd', args.initrd]
     if args.kvm:
         cmd += ['-accel', 'kvm', '-cpu', 'host']

@@ -521,6 +521,26 @@ struct page_ext_operations page_alloc_tagging_ops = {
 	.init = init_page_alloc_tagging,
 };
 
+void __pgalloc_tag_add(struct page *page, unsigned int nr)
+{
+	union codetag_ref *ref = get_page_tag_ref(page);
+
+	if (ref) {
+		alloc_tag_add(ref, current->alloc_tag, PAGE_SIZE * nr);
+		put_page_tag_ref(ref);
+	}
+}
+
+void __pgalloc_tag_sub(struct page *page, unsigned int nr)
+{
+	union codetag_ref *ref = get_page_tag_ref(page);
+
+	if (ref) {
+		alloc_tag_sub(ref, PAGE_SIZE * nr);
+		put_page_tag_ref(ref);
+	}
+}
+
 /**
  * pgalloc_tag_split - a tagged high-order page became @nr order-0 pages
  * @page: the first page, which carries the tag

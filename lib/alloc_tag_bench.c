@@ -24,6 +24,7 @@
 #include <linux/module.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
+#include <linux/string.h>
 #include <linux/vmalloc.h>
 
 static unsigned int ms = 1000;
@@ -45,6 +46,10 @@ MODULE_PARM_DESC(cpu, "Run on this CPU (default -1: the one the loading task is 
 static bool account;
 module_param(account, bool, 0444);
 MODULE_PARM_DESC(account, "Allocate with __GFP_ACCOUNT (default N)");
+
+static char *only;
+module_param(only, charp, 0444);
+MODULE_PARM_DESC(only, "Run only this test: kmalloc, page, order2 or vmalloc (default: all)");
 
 #define KMALLOC_MIN	8
 #define KMALLOC_MAX	240
@@ -156,6 +161,11 @@ static int __init alloc_tag_bench_init(void)
 
 	if (!ms && !loops)
 		return -EINVAL;
+	for (i = 0; only && i < ARRAY_SIZE(tests); i++)
+		if (!strcmp(only, tests[i].name))
+			break;
+	if (i == ARRAY_SIZE(tests))
+		return -EINVAL;
 	if (cpu < -1 || cpu >= (int)nr_cpu_ids || (cpu >= 0 && !cpu_online(cpu)))
 		return -EINVAL;
 	if (!alloc_cpumask_var(&saved, GFP_KERNEL))
@@ -172,7 +182,8 @@ static int __init alloc_tag_bench_init(void)
 		account ? "__GFP_ACCOUNT" : "unaccounted");
 	for (r = 0; r < repeat && !ret; r++)
 		for (i = 0; i < ARRAY_SIZE(tests) && !ret; i++)
-			ret = bench_run(&tests[i], gfp);
+			if (!only || !strcmp(only, tests[i].name))
+				ret = bench_run(&tests[i], gfp);
 	if (!ret)
 		pr_info("done\n");
 	set_cpus_allowed_ptr(current, saved);

@@ -38,33 +38,25 @@ static inline void put_page_tag_ref(union codetag_ref *ref)
 	page_ext_put(page_ext_from_codetag_ref(ref));
 }
 
-/* Charge a new allocation of @nr pages to @task's current tag. */
-static inline void pgalloc_tag_add(struct page *page, struct task_struct *task,
-				   unsigned int nr)
-{
-	union codetag_ref *ref;
+void __pgalloc_tag_add(struct page *page, unsigned int nr);
+void __pgalloc_tag_sub(struct page *page, unsigned int nr);
 
-	if (!mem_alloc_profiling_enabled())
-		return;
-	ref = get_page_tag_ref(page);
-	if (ref) {
-		alloc_tag_add(ref, task->alloc_tag, PAGE_SIZE * nr);
-		put_page_tag_ref(ref);
-	}
+/*
+ * Charge a new allocation of @nr pages to the current tag. The work is out
+ * of line: inlined, it costs the allocator's fast paths, into which this
+ * is inlined, registers and instructions even while profiling is off.
+ */
+static inline void pgalloc_tag_add(struct page *page, unsigned int nr)
+{
+	if (mem_alloc_profiling_enabled())
+		__pgalloc_tag_add(page, nr);
 }
 
 /* Uncharge @nr pages starting at @page, which carries the tag. */
 static inline void pgalloc_tag_sub(struct page *page, unsigned int nr)
 {
-	union codetag_ref *ref;
-
-	if (!mem_alloc_tags_in_use())
-		return;
-	ref = get_page_tag_ref(page);
-	if (ref) {
-		alloc_tag_sub(ref, PAGE_SIZE * nr);
-		put_page_tag_ref(ref);
-	}
+	if (mem_alloc_tags_in_use())
+		__pgalloc_tag_sub(page, nr);
 }
 
 /* The tag of @page, or NULL; for uncharging part of an allocation. */
@@ -98,8 +90,7 @@ void pgalloc_tag_mark_empty(struct page *page);
 
 #else /* CONFIG_MEM_ALLOC_PROFILING */
 
-static inline void pgalloc_tag_add(struct page *page, struct task_struct *task,
-				   unsigned int nr) {}
+static inline void pgalloc_tag_add(struct page *page, unsigned int nr) {}
 static inline void pgalloc_tag_sub(struct page *page, unsigned int nr) {}
 static inline struct alloc_tag *pgalloc_tag_get(struct page *page) { return NULL; }
 static inline void pgalloc_tag_sub_pages(struct alloc_tag *tag, unsigned int nr) {}
