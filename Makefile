@@ -89,7 +89,8 @@ run shell: kernel-run
 bench: kernel-benchbase kernel-benchprof kernel-benchoff
 	@BENCH_COMMAND="make bench$(if $(ICOUNT), ICOUNT=1)$(if $(BENCH_ARGS), BENCH_ARGS='$(BENCH_ARGS)')" \
 		$(PY) harness/bench.py --tree $(TREE) --base $(B)/kernel-benchbase \
-		--prof $(B)/kernel-benchprof --off $(B)/kernel-benchoff --out $(B)/bench \
+		--prof $(B)/kernel-benchprof --off $(B)/kernel-benchoff \
+		--out $(B)/bench$(if $(ICOUNT),-icount) \
 		$(if $(ICOUNT),--icount) $(BENCH_ARGS)
 
 # checkpatch --strict on every new file and patch of the overlay. Run from
