@@ -86,7 +86,7 @@ def sections(results):
 
 def boot(args, cfg, rnd, kernels):
     """One guest of configuration @cfg: its samples and facts."""
-    label, _, kernel, append, setup, params, state = cfg
+    label, _, kernel, append, setup, params, _ = cfg
     # One CPU: under multi-threaded TCG, a static key switched at run time
     # (the memory cgroup's, the sysctl's) can leave a CPU running a stale
     # int3 of the patching, which the kernel then takes for a real one.
@@ -107,8 +107,17 @@ def boot(args, cfg, rnd, kernels):
         append=' '.join(append.split()))
     console, results, timed_out, status, elapsed = ktest.run_guest(ns)
     where = '(%s) round %d, logs in %s' % (label, rnd, ns.outdir)
-    if timed_out or status != 0 or results is None or \
-            ktest.DONE_MARK not in results:
+    if timed_out or status != 0:
+        raise BenchError('%s: the guest did not finish' % where)
+    samples, facts = judge(cfg, args.repeat, console, results, where)
+    facts['seconds'] = elapsed
+    return samples, facts
+
+
+def judge(cfg, repeat, console, results, where):
+    """The samples and facts of a guest's logs; BenchError if it failed."""
+    _, _, _, _, setup, params, state = cfg
+    if results is None or ktest.DONE_MARK not in results:
         raise BenchError('%s: the guest did not finish' % where)
     lines = [ktest.clean(l) for l in console.splitlines()]
     splats = ktest.find_splats(console.splitlines())
@@ -118,23 +127,23 @@ def boot(args, cfg, rnd, kernels):
     if sec.get('insmod', [''])[-1:] != ['rc=0']:
         raise BenchError('%s: insmod failed: %s' % (where, sec.get('insmod')))
     states = [m for m in map(STATE_RE.search, lines) if m]
-    if len(states) != 1 or states[0].group(2) != state:
-        raise BenchError('%s: profiling should be %s, the module says %s' %
-                         (where, state, [m.group(0) for m in states]))
+    gfp = '__GFP_ACCOUNT' if 'account=1' in params else 'unaccounted'
+    if len(states) != 1 or states[0].group(2, 3) != (state, gfp):
+        raise BenchError('%s: expected profiling %s, %s; the module says %s'
+                         % (where, state, gfp, [m.group(0) for m in states]))
     samples = {}
     for m in filter(None, map(RESULT_RE.search, lines)):
         samples.setdefault(m.group(1), []).append(
             int(m.group(3)) / int(m.group(2)))
-    if any(len(samples.get(t, [])) != args.repeat for t, _ in TESTS) or \
+    if any(len(samples.get(t, [])) != repeat for t, _ in TESTS) or \
             not any(l.endswith(MOD + 'done') for l in lines):
         raise BenchError('%s: expected %d measurements of each test, got %s'
-                         % (where, args.repeat, samples))
+                         % (where, repeat, samples))
     page_ext = [int(m.group(1)) for m in map(PAGE_EXT_RE.search, lines) if m]
-    facts = {'page_ext': page_ext[0] if page_ext else 0, 'sections': sec,
-             'seconds': elapsed}
+    facts = {'page_ext': page_ext[0] if page_ext else 0, 'sections': sec}
+    # The guest's shell entered the cgroup, so insmod was charged there.
     if setup == 'memcg' and not int((sec.get('memcg-peak') or ['0'])[0]):
-        raise BenchError('%s: nothing was charged to the memory cgroup'
-                         % where)
+        raise BenchError('%s: the memory cgroup was not set up' % where)
     return samples, facts
 
 

@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """Tests of the harness itself: the (K)TAP parser, the splat detector, the
-verdict channel, the summary line, and the overlay tree/export round trip.
+verdict channel, the summary line, the overlay tree/export round trip, and
+make bench's judgement of a guest.
 
 Console logs in tests/ were recorded from the test kernel (clean.console) and
 edited into the failure cases: a failed KUnit case, a WARN_ON(1) in the middle
@@ -19,6 +20,7 @@ import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+import bench  # noqa: E402
 import ktest  # noqa: E402
 
 LOGS = os.path.join(HERE, 'tests')
@@ -341,6 +343,71 @@ class Overlay(unittest.TestCase):
                     ok=False)
         self.assertIn('lib/util.c is a plain file but the base has it',
                       r.stderr)
+
+
+class BenchJudge(unittest.TestCase):
+    """make bench's judgement of one guest, on a recorded memcg guest (5)."""
+    MEMCG = [c for c in bench.CONFIGS if c[0] == '5'][0]
+    ON = [c for c in bench.CONFIGS if c[0] == '3'][0]
+
+    def judge(self, cfg, console=None, results=None):
+        return bench.judge(cfg, 3, console or log('bench-memcg.console'),
+                           results or log('bench-memcg.results'), 'guest')
+
+    def test_samples_and_facts(self):
+        samples, facts = self.judge(self.MEMCG)
+        self.assertEqual(sorted(samples), sorted(t for t, _ in bench.TESTS))
+        self.assertTrue(all(len(v) == 3 and min(v) > 0
+                            for v in samples.values()))
+        # A sample is the line's ns over its ops.
+        line = [l for l in log('bench-memcg.console').splitlines()
+                if 'alloc_tag_bench: kmalloc ops' in l][0].split()
+        self.assertEqual(samples['kmalloc'][0],
+                         int(line[line.index('ns') + 1]) /
+                         int(line[line.index('ops') + 1]))
+        self.assertEqual(facts['page_ext'], 0)
+        self.assertIn('kmalloc-64', ' '.join(facts['sections']['slabinfo']))
+
+    def test_other_configuration_is_refused(self):
+        with self.assertRaisesRegex(bench.BenchError,
+                                    'expected profiling enabled, unaccounted'):
+            self.judge(self.ON)
+
+    def test_splat_is_refused(self):
+        console = log('bench-memcg.console') + \
+            '[    9.000000] BUG: kernel NULL pointer dereference\n'
+        with self.assertRaisesRegex(bench.BenchError, 'kernel splat'):
+            self.judge(self.MEMCG, console=console)
+
+    def test_missing_measurement_is_refused(self):
+        lines = log('bench-memcg.console').splitlines(True)
+        console = ''.join(l for l in lines
+                          if 'alloc_tag_bench: order2 ops' not in l)
+        with self.assertRaisesRegex(bench.BenchError, 'expected 3'):
+            self.judge(self.MEMCG, console=console)
+
+    def test_cut_results_are_refused(self):
+        results = log('bench-memcg.results').replace(ktest.DONE_MARK, '')
+        with self.assertRaisesRegex(bench.BenchError, 'did not finish'):
+            self.judge(self.MEMCG, results=results)
+
+    def test_vector_sizes(self):
+        self.assertEqual([bench.kmalloc_size(n) for n in
+                          (1, 8, 100, 3000, 8192, 8193, 20000)],
+                         [8, 8, 128, 4096, 8192, 16384, 32768])
+        # 2 slabs of 21 objects: 336 bytes each, in kmalloc-512.
+        sec = {'slabinfo': [
+            'slabinfo - version: 2.1',
+            '# name <active_objs> <num_objs> <objsize> <objperslab> '
+            '<pagesperslab> : tunables <limit> <batchcount> <sharedfactor> '
+            ': slabdata <active_slabs> <num_slabs> <sharedavail>',
+            'kmalloc-192 40 42 192 21 1 : tunables 0 0 0 : slabdata 2 2 0']}
+        self.assertEqual(bench.obj_ext_bytes(sec, 16), 1024)
+
+    def test_cell(self):
+        self.assertEqual(bench.fmt_cell([1.0, 3.0, 2.0], 1.0),
+                         '2.0 [1.0-3.0] +100.0%')
+        self.assertEqual(bench.fmt_cell([4.0], None), '4.0 [4.0-4.0]')
 
 
 class VerdictResult(unittest.TextTestResult):
