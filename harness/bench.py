@@ -12,11 +12,12 @@ Boots one guest per configuration and round, the configurations in turn
 within each round (interleaved, so that a slow spell of the host hits them
 all alike). Each guest has one CPU, on which the module alloc_tag_bench
 (lib/alloc_tag_bench.c) times kmalloc/kfree of 8-240 bytes, single and
-order-2 pages and 4-page vmalloc areas, REPEAT times each. The time table gives ns per
-allocation and free: the median and min-max over every measurement of a
-configuration, and the median's difference from configuration (1). The
-memory table gives what profiling adds, from the kernels' images and from
-the guests of (1) and (3) right after boot.
+order-2 pages and 4-page vmalloc areas, REPEAT times each. The time table
+gives ns per allocation and free: the median and min-max over every
+measurement of a configuration, and the median's difference from
+configuration (1), then the seed's targets met or missed. The memory
+table gives what profiling adds, from the kernels' images and from the
+guests of (1) and (3) right after boot.
 
 --icount runs QEMU with -icount shift=0 (the guest clock advances one
 nanosecond per instruction): the ratios are then instruction count
@@ -240,9 +241,35 @@ def time_table(args, samples):
         out.append('| (%s) %s | ' % (label, desc) + ' | '.join(
             fmt_cell(samples[label][t], None if label == '1' else base[t])
             for t, _ in TESTS) + ' |')
+    spread = {t: (max(samples['1'][t]) - min(samples['1'][t])) / base[t] * 100
+              for t, _ in TESTS}
     out += ['', 'Spread of (1), (max-min)/median: ' + ', '.join(
-        '%s %.1f%%' % (t, (max(samples['1'][t]) - min(samples['1'][t])) /
-                       base[t] * 100) for t, _ in TESTS) + '.']
+        '%s %.1f%%' % (t, spread[t]) for t, _ in TESTS) + '.', '']
+    return out + targets(samples, base, spread, args.icount)
+
+
+def targets(samples, base, spread, icount):
+    """The seed's figures (its cover letter), met or missed."""
+    def change(label, test):
+        return (statistics.median(samples[label][test]) / base[test] - 1) * 100
+
+    out = ['Against the seed\'s figures:', '']
+    for test, limit, what in (('kmalloc', 6.4, 'at or below +6.4%'),
+                              ('page', 20.0, 'well below +40% (at most '
+                               '+20%)')):
+        got = change('3', test)
+        out.append('- (3) %s %+.1f%%, target %s: %s' % (
+            test, got, what, 'met' if got <= limit else 'MISSED'))
+    for test, _ in TESTS:
+        got = change('2', test)
+        if icount:
+            out.append('- (2) %s %+.1f%%: the instructions it adds (this '
+                       'mode has no noise to be within)' % (test, got))
+            continue
+        out.append('- (2) %s %+.1f%%, target within the spread of (1) '
+                   '(%.1f%%): %s' % (test, got, spread[test],
+                                     'met' if abs(got) <= spread[test]
+                                     else 'MISSED'))
     return out
 
 
