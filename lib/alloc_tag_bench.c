@@ -159,7 +159,7 @@ static int __init alloc_tag_bench_init(void)
 	unsigned int r, i;
 	int on_cpu, ret;
 
-	if (!ms && !loops)
+	if ((!ms && !loops) || !repeat)
 		return -EINVAL;
 	for (i = 0; only && i < ARRAY_SIZE(tests); i++)
 		if (!strcmp(only, tests[i].name))

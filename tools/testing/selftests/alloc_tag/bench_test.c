@@ -116,7 +116,8 @@ TEST(call_sites_in_allocinfo_freed)
 TEST(bad_parameters_refused)
 {
 	static const char * const bad[] = {
-		"ms=0", "cpu=-2", "cpu=100000", "loops=x", "only=nope",
+		"ms=0", "repeat=0", "cpu=-2", "cpu=100000", "loops=x",
+		"only=nope",
 	};
 	int i;
 
