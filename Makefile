@@ -31,12 +31,17 @@ CHECK_BOOTS       := test nonprof debug boot-never boot-off boot-bogus oom \
 		     build-slab build-slob
 SHOW_MEM          := alloc_tag:show_mem_test
 BENCH             := alloc_tag:bench_test
-BOOT_test         := test|alloc_tag:allocinfo_test,alloc_tag:module_test,$(SHOW_MEM),$(BENCH)|
+STRESS            := alloc_tag:stress_test
+BOOT_test         := test|alloc_tag:allocinfo_test,alloc_tag:module_test,$(SHOW_MEM),$(BENCH),$(STRESS)|
 BOOT_nonprof      := nonprof|alloc_tag:noprof_test,alloc_tag:memcg_kmem_test,$(SHOW_MEM),$(BENCH)|
-BOOT_debug        := debug|alloc_tag:allocinfo_test,alloc_tag:module_test,alloc_tag:memcg_kmem_test,$(SHOW_MEM),$(BENCH)|
+BOOT_debug        := debug|alloc_tag:allocinfo_test,alloc_tag:module_test,alloc_tag:memcg_kmem_test,$(SHOW_MEM),$(BENCH),$(STRESS)|
 BOOT_boot-never   := test|alloc_tag:boot_param_test,$(SHOW_MEM)|kunit.enable=0 sysctl.vm.mem_profiling=never
 BOOT_boot-off     := test|alloc_tag:boot_param_test,$(SHOW_MEM),$(BENCH)|kunit.enable=0 sysctl.vm.mem_profiling=0
-BOOT_boot-bogus   := test|alloc_tag:boot_param_test,$(SHOW_MEM)|kunit.enable=0 sysctl.vm.mem_profiling=yes
+# Junk values, each rejected in turn.
+BOOT_boot-bogus   := test|alloc_tag:boot_param_test,$(SHOW_MEM)|kunit.enable=0 \
+		     sysctl.vm.mem_profiling=yes sysctl.vm.mem_profiling= \
+		     sysctl.vm.mem_profiling=1junk sysctl.vm.mem_profiling=-1 \
+		     sysctl.vm.mem_profiling=NEVER
 # A small guest for the OOM killer's report.
 BOOT_oom          := test|alloc_tag:oom_test|kunit.enable=0 mem=256M
 BOOT_build-slab   := slab|-|

@@ -61,6 +61,7 @@ struct alloc_tag_counters alloc_tag_read(struct alloc_tag *tag)
 	}
 	return v;
 }
+EXPORT_SYMBOL_GPL(alloc_tag_read);
 
 /**
  * alloc_tag_find - look up the tag of a call site
@@ -91,6 +92,7 @@ struct alloc_tag *alloc_tag_find(const char *filename, unsigned int lineno)
 	codetag_lock_module_list(alloc_tag_cttype, false);
 	return found ? ct_to_alloc_tag(found) : NULL;
 }
+EXPORT_SYMBOL_GPL(alloc_tag_find);
 
 static void set_profiling_keys(bool enable)
 {
@@ -262,6 +264,13 @@ static int allocinfo_show(struct seq_file *m, void *v)
 	}
 	tag = ct_to_alloc_tag(iter->ct);
 	counter = alloc_tag_read(tag);
+	/*
+	 * The per-cpu counters are summed without stopping anyone: an
+	 * object allocated on a CPU already summed and freed on one not yet
+	 * summed makes the sum briefly negative. The true value never is.
+	 */
+	if ((s64)counter.bytes < 0 || (s64)counter.calls < 0)
+		counter.bytes = counter.calls = 0;
 	seq_printf(m, "%12lli %8llu ", (s64)counter.bytes, counter.calls);
 	codetag_to_text(m, iter->ct);
 	if (alloc_tag_is_inaccurate(tag))

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * /proc/allocinfo and vm.mem_profiling as a user sees them: the exact
- * format, permissions, reads of any size and offset, the sysctl's accepted
- * and rejected values, page migration and THP split.
+ * format, permissions, reads of any size and offset, by several readers at
+ * once, writes refused, the sysctl's accepted and rejected values, page
+ * migration and THP split.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -73,6 +74,8 @@ TEST(unprivileged)
 			_exit(11);
 		if (open(SYSCTL, O_WRONLY) != -1 || errno != EACCES)
 			_exit(12);
+		if (open(ALLOCINFO, O_WRONLY) != -1 || errno != EACCES)
+			_exit(13);
 		_exit(0);
 	}
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
@@ -163,6 +166,77 @@ TEST(seek)
 	free(ref);
 }
 
+/*
+ * Root may open the file for writing (CAP_DAC_OVERRIDE), like any file of
+ * /proc; the write itself is refused and changes nothing.
+ */
+TEST(write_refused)
+{
+	size_t before, after;
+	char *buf;
+	int fd;
+
+	buf = read_file(ALLOCINFO, 4096, &before);
+	ASSERT_NE(NULL, buf);
+	free(buf);
+	fd = open(ALLOCINFO, O_WRONLY);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(-1, write(fd, "0\n", 2));
+	EXPECT_EQ(EIO, errno);
+	close(fd);
+	fd = open(ALLOCINFO, O_RDWR);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(-1, pwrite(fd, "x", 1, 100));
+	EXPECT_EQ(EIO, errno);
+	close(fd);
+	buf = read_file(ALLOCINFO, 4096, &after);
+	ASSERT_NE(NULL, buf);
+	EXPECT_EQ(before, after);
+	free(buf);
+}
+
+#define READERS	4
+
+/* Readers at once, each with its own chunk size, all see the same file. */
+TEST(concurrent_readers)
+{
+	static const size_t chunks[READERS] = { 1, 100, 4096, 65536 };
+	char *ref, *mask, *buf;
+	pid_t pids[READERS];
+	size_t ref_len, len;
+	int i, round, status;
+
+	ref = read_file(ALLOCINFO, 4096, &ref_len);
+	ASSERT_NE(NULL, ref);
+	mask = counter_mask(ref, ref_len);
+	mask_counters(ref, ref_len, mask, 0);
+	for (i = 0; i < READERS; i++) {
+		pids[i] = fork();
+		ASSERT_LE(0, pids[i]);
+		if (pids[i])
+			continue;
+		for (round = 0; round < 3; round++) {
+			buf = read_file(ALLOCINFO, chunks[i], &len);
+			if (!buf || len != ref_len)
+				_exit(1);
+			mask_counters(buf, len, mask, 0);
+			if (memcmp(ref, buf, len))
+				_exit(2);
+			free(buf);
+		}
+		_exit(0);
+	}
+	for (i = 0; i < READERS; i++) {
+		ASSERT_EQ(pids[i], waitpid(pids[i], &status, 0));
+		EXPECT_TRUE(WIFEXITED(status));
+		EXPECT_EQ(0, WEXITSTATUS(status))
+			TH_LOG("reader of %zu-byte chunks saw a different file",
+			       chunks[i]);
+	}
+	free(mask);
+	free(ref);
+}
+
 static const char * const rejected[] = {
 	"2", "-1", "\n", "abc", "1\n2", "01", " 1", "1 ", "0x1", "never",
 	"on", "y", "99999999999999999999", "1\n\n",
@@ -170,9 +244,10 @@ static const char * const rejected[] = {
 
 TEST(sysctl)
 {
+	char big[5000];
 	struct stat st;
+	int state, fd;
 	size_t i;
-	int state;
 
 	ASSERT_EQ(0, stat(SYSCTL, &st));
 	ASSERT_EQ(1, sysctl_read());
@@ -195,6 +270,18 @@ TEST(sysctl)
 		}
 		/* A write at an offset is not a whole value. */
 		EXPECT_EQ(EINVAL, sysctl_write("1", 1, 1));
+		EXPECT_EQ(state, sysctl_read());
+		/* Nor is the rest of a value written in two parts. */
+		fd = open(SYSCTL, O_WRONLY);
+		ASSERT_LE(0, fd);
+		EXPECT_EQ(1, write(fd, state ? "1" : "0", 1));
+		EXPECT_EQ(-1, write(fd, state ? "0" : "1", 1));
+		EXPECT_EQ(EINVAL, errno);
+		close(fd);
+		EXPECT_EQ(state, sysctl_read());
+		/* Nor a page and more of digits. */
+		memset(big, '1', sizeof(big));
+		EXPECT_EQ(EINVAL, sysctl_write(big, sizeof(big), 0));
 		EXPECT_EQ(state, sysctl_read());
 	}
 	/* An empty write is not a value either. */

@@ -15,27 +15,45 @@
 #define BOOT_PARAM	"sysctl.vm.mem_profiling="
 #define KO(name)	"/lib/modules/" name ".ko"
 
-/* The value of sysctl.vm.mem_profiling= on the command line, or NULL. */
-static inline const char *boot_value(void)
+/*
+ * The value of the @nth (from 0) "@param" (ending in '=') on the kernel
+ * command line, or NULL.
+ */
+static inline const char *cmdline_value(const char *param, int nth)
 {
 	static char cmdline[4096];
 	int fd = open("/proc/cmdline", O_RDONLY);
 	ssize_t len = fd < 0 ? -1 : read(fd, cmdline, sizeof(cmdline) - 1);
-	char *v, *end;
+	char *v = cmdline, *end;
 
 	if (fd >= 0)
 		close(fd);
 	if (len <= 0)
 		return NULL;
 	cmdline[len] = '\0';
-	v = strstr(cmdline, BOOT_PARAM);
-	if (!v)
-		return NULL;
-	v += strlen(BOOT_PARAM);
+	for (;;) {
+		v = strstr(v, param);
+		if (!v)
+			return NULL;
+		/* Only at the start of a word. */
+		if (v == cmdline || v[-1] == ' ') {
+			v += strlen(param);
+			if (!nth--)
+				break;
+		} else {
+			v++;
+		}
+	}
 	for (end = v; *end && *end != ' ' && *end != '\n'; end++)
 		;
 	*end = '\0';
 	return v;
+}
+
+/* The value of sysctl.vm.mem_profiling= on the command line, or NULL. */
+static inline const char *boot_value(void)
+{
+	return cmdline_value(BOOT_PARAM, 0);
 }
 
 /* Write all of @val to @path: 0, or -errno (-EIO if short). */
