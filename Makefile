@@ -48,7 +48,7 @@ BOOT_build-slab   := slab|-|
 BOOT_build-slob   := slob|-|
 export KERNEL_test KERNEL_nonprof KERNEL_debug KERNEL_slab KERNEL_slob
 
-.PHONY: all deps tree export check checkpatch run shell bench clean help
+.PHONY: all deps tree export check checkpatch run shell bench stress clean help
 
 all: help
 
@@ -57,6 +57,7 @@ help:
 	@echo "make run     build the realistic kernel, boot it, run a workload"
 	@echo "make shell   the same kernel with an interactive shell"
 	@echo "make bench   measure profiling's overhead (ICOUNT=1: instruction counts)"
+	@echo "make stress  the stress test for STRESS_SECONDS (600) in STRESS_KERNEL (test)"
 	@echo "make tree    lay base + overlay into $(TREE) (FORCE=1 discards edits)"
 	@echo "make checkpatch  checkpatch --strict on the overlay's files and patches"
 	@echo "make export  write edits in $(TREE) back into the overlay"
@@ -97,6 +98,22 @@ bench: kernel-benchbase kernel-benchprof kernel-benchoff
 		--prof $(B)/kernel-benchprof --off $(B)/kernel-benchoff \
 		--out $(B)/bench$(if $(ICOUNT),-icount) \
 		$(if $(ICOUNT),--icount) $(BENCH_ARGS)
+
+# The stress test alone, STRESS_SECONDS of churn in all (half of it with
+# fault injection), in the test or the debug kernel; prints its table.
+STRESS_SECONDS ?= 600
+STRESS_KERNEL  ?= test
+ifneq ($(filter stress,$(MAKECMDGOALS)),)
+ifeq ($(filter test debug,$(STRESS_KERNEL)),)
+$(error STRESS_KERNEL must be test or debug)
+endif
+endif
+stress: kernel-$(STRESS_KERNEL)
+	@harness/selftests.sh $(TREE) $(B)/kernel-$(STRESS_KERNEL) $(B)/selftests-$(STRESS_KERNEL)
+	@STRESS_COMMAND="make stress STRESS_SECONDS=$(STRESS_SECONDS) STRESS_KERNEL=$(STRESS_KERNEL)" \
+		$(PY) harness/stress.py --tree $(TREE) --kernel $(B)/kernel-$(STRESS_KERNEL) \
+		--selftests $(B)/selftests-$(STRESS_KERNEL) \
+		--out $(B)/stress-$(STRESS_KERNEL) --seconds $(STRESS_SECONDS)
 
 # checkpatch --strict on every new file and patch of the overlay. Run from
 # outside the repo: in a git checkout checkpatch takes a tracked *.patch

@@ -22,6 +22,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import bench  # noqa: E402
 import ktest  # noqa: E402
+import stress  # noqa: E402
 
 LOGS = os.path.join(HERE, 'tests')
 DONE = '# harness: kernel 6.1\n# harness: done\n'
@@ -408,6 +409,60 @@ class BenchJudge(unittest.TestCase):
         self.assertEqual(bench.fmt_cell([1.0, 3.0, 2.0], 1.0),
                          '2.0 [1.0-3.0] +100.0%')
         self.assertEqual(bench.fmt_cell([4.0], None), '4.0 [4.0-4.0]')
+
+
+class StressTable(unittest.TestCase):
+    """make stress's table, from a recorded run of the stress test."""
+
+    def table(self, console=None, results=None):
+        results = results or DONE + log('stress.results')
+        v = ktest.analyze('stress', console or log('clean.console'), results)
+        return v, stress.table(stress.figures(results), v)
+
+    def row(self, lines, label):
+        rows = [l for l in lines if l.startswith('| %s |' % label)]
+        self.assertEqual(len(rows), 1, label)
+        return rows[0]
+
+    def test_figures_of_both_tests(self):
+        got = stress.figures(log('stress.results'))
+        self.assertEqual(got['churn']['toggles'], 836)
+        self.assertEqual(got['faults']['faults-slab'], 102136)
+        self.assertEqual(got['faults']['kmalloc'], (105257, 11887))
+        self.assertEqual(len(got['churn']), len(got['faults']))
+
+    def test_rows(self):
+        v, lines = self.table()
+        self.assertEqual(lines[0], '|  | churn | faults |')
+        self.assertEqual(self.row(lines, 'kmalloc: allocations (failed)'),
+                         '| kmalloc: allocations (failed) | 565634 (0) | '
+                         '105257 (11887) |')
+        self.assertEqual(self.row(lines, 'vm.mem_profiling toggles'),
+                         '| vm.mem_profiling toggles | 836 | 835 |')
+        self.assertEqual(self.row(lines, 'counters not back at zero at the '
+                                  'end (must be 0)')[-9:], '| 0 | 0 |')
+        self.assertEqual(self.row(lines, 'kernel splats on the console '
+                                  '(must be 0)')[-9:], '| 0 | 0 |')
+        self.assertEqual(self.row(lines, 'test verdict')[-15:],
+                         '| pass | pass |')
+        self.assertEqual(v.counts()['fail'], 0)
+
+    def test_failure_and_splat_show(self):
+        results = DONE + log('stress.results').replace(
+            'ok 2 stress.faults', 'not ok 2 stress.faults')
+        v, lines = self.table(console=log('warn.console'), results=results)
+        self.assertEqual(self.row(lines, 'test verdict')[-15:],
+                         '| pass | fail |')
+        self.assertNotEqual(self.row(lines, 'kernel splats on the console '
+                                     '(must be 0)')[-9:], '| 0 | 0 |')
+        self.assertLess(1, v.counts()['fail'])
+
+    def test_missing_figure_is_a_dash(self):
+        results = DONE + log('stress.results').replace(
+            '# stress faults: toggles 835\n', '')
+        _, lines = self.table(results=results)
+        self.assertEqual(self.row(lines, 'vm.mem_profiling toggles'),
+                         '| vm.mem_profiling toggles | 836 | - |')
 
 
 class VerdictResult(unittest.TextTestResult):

@@ -269,8 +269,10 @@ static int allocinfo_show(struct seq_file *m, void *v)
 	 * object allocated on a CPU already summed and freed on one not yet
 	 * summed makes the sum briefly negative. The true value never is.
 	 */
-	if ((s64)counter.bytes < 0 || (s64)counter.calls < 0)
-		counter.bytes = counter.calls = 0;
+	if ((s64)counter.bytes < 0 || (s64)counter.calls < 0) {
+		counter.bytes = 0;
+		counter.calls = 0;
+	}
 	seq_printf(m, "%12lli %8llu ", (s64)counter.bytes, counter.calls);
 	codetag_to_text(m, iter->ct);
 	if (alloc_tag_is_inaccurate(tag))

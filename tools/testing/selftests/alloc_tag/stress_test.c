@@ -10,6 +10,8 @@
  * The faults test does the same while failslab and fail_page_alloc fail
  * the module's allocations (only the module's: task-filter) at random.
  *
+ * KFENCE samples an allocation every millisecond meanwhile.
+ *
  * alloc_tag_stress.seconds=N on the kernel command line sets how long
  * each churn lasts (default 20). Lines "# stress TEST: WHAT N" are the
  * figures make stress puts in its table.
@@ -37,17 +39,21 @@
 #define SECONDS_PARAM	"alloc_tag_stress.seconds="
 #define HOLD		"200"
 #define FAULT_DIR	"/sys/kernel/debug/"
+#define KFENCE_INTERVAL	"/sys/module/kfence/parameters/sample_interval"
+#define KFENCE_STATS	"/sys/kernel/debug/kfence/stats"
+#define KFENCE_ALLOCS	"total allocations: "
 /* Faults left to inject: what is left at the end says how many were. */
 #define FAULT_TIMES	1000000000L
 
 /* What the helper processes did, in memory they share. */
 struct shared {
-	volatile int stop;
+	int stop;
 	long reads, lines, malformed, negative, site_reads, raw_negative;
 	long toggles, toggle_errors, loads, load_errors;
 };
 
 #define ADD(field, n)	__atomic_add_fetch(&(field), (n), __ATOMIC_RELAXED)
+#define STOPPED(sh)	__atomic_load_n(&(sh)->stop, __ATOMIC_RELAXED)
 
 /* One call site of the module: "line held-calls held-bytes calls bytes". */
 struct site {
@@ -63,11 +69,15 @@ static int read_sites(struct site *sites, int max)
 
 	if (!buf)
 		return -1;
-	for (p = buf; n < max && sscanf(p, "%u %lld %lld %lld %lld\n%n",
-					  &sites[n].line, &sites[n].held_calls,
-					  &sites[n].held_bytes, &sites[n].calls,
-					  &sites[n].bytes, &used) == 5; p += used)
+	for (p = buf; n < max; p += used) {
+		struct site *s = &sites[n];
+
+		if (sscanf(p, "%u %lld %lld %lld %lld\n%n", &s->line,
+			   &s->held_calls, &s->held_bytes, &s->calls, &s->bytes,
+			   &used) != 5)
+			break;
 		n++;
+	}
 	free(buf);
 	return n;
 }
@@ -83,7 +93,7 @@ static void reader(struct shared *sh, int id)
 	size_t len;
 	int n, s;
 
-	while (!sh->stop) {
+	while (!STOPPED(sh)) {
 		buf = read_file(ALLOCINFO, chunks[i++ % 5], &len);
 		if (!buf || strncmp(buf, HEADER, strlen(HEADER))) {
 			ADD(sh->malformed, 1);
@@ -122,7 +132,7 @@ static void toggler(struct shared *sh)
 {
 	int on = 0;
 
-	while (!sh->stop) {
+	while (!STOPPED(sh)) {
 		if (sysctl_write(on ? "1" : "0", 1, 0))
 			ADD(sh->toggle_errors, 1);
 		else
@@ -137,7 +147,7 @@ static void toggler(struct shared *sh)
 /* test_alloc_tag allocates at load and frees at unload. */
 static void loader(struct shared *sh)
 {
-	while (!sh->stop) {
+	while (!STOPPED(sh)) {
 		if (module_load(KO("test_alloc_tag"), "")) {
 			ADD(sh->load_errors, 1);
 			continue;
@@ -215,6 +225,18 @@ static long faults_injected(const char *attr)
 	left = read_long(path);
 	write_fault_attr(attr, "probability", "0");
 	return left < 0 ? -1 : FAULT_TIMES - left;
+}
+
+/* KFENCE's allocations since boot, or -1 without KFENCE. */
+static long kfence_allocs(void)
+{
+	size_t len;
+	char *buf = read_file(KFENCE_STATS, 4096, &len);
+	char *p = buf ? strstr(buf, KFENCE_ALLOCS) : NULL;
+	long n = p ? atol(p + strlen(KFENCE_ALLOCS)) : -1;
+
+	free(buf);
+	return n;
 }
 
 /* Poll until every site of the module counts nothing (kfree_rcu lags). */
@@ -332,6 +354,7 @@ static int module_lines(struct __test_metadata *_metadata, const char *module)
 FIXTURE(stress) {
 	struct shared *sh;
 	int loaded_keeper;
+	long kfence_interval;
 };
 
 FIXTURE_SETUP(stress)
@@ -342,10 +365,20 @@ FIXTURE_SETUP(stress)
 	memset(self->sh, 0, sizeof(*self->sh));
 	self->loaded_keeper = !module_load(KO("test_alloc_tag_keeper"), "");
 	ASSERT_TRUE(self->loaded_keeper || errno == EEXIST);
+	/* A KFENCE object every millisecond, not every 100. */
+	self->kfence_interval = read_long(KFENCE_INTERVAL);
+	if (self->kfence_interval > 0)
+		ASSERT_EQ(0, write_file(KFENCE_INTERVAL, "1"));
 }
 
 FIXTURE_TEARDOWN(stress)
 {
+	char val[32];
+
+	if (self->kfence_interval > 0) {
+		snprintf(val, sizeof(val), "%ld", self->kfence_interval);
+		write_file(KFENCE_INTERVAL, val);
+	}
 	module_unload(STRESS);
 	if (self->loaded_keeper)
 		module_unload("test_alloc_tag_keeper");
@@ -357,7 +390,8 @@ static void stress(struct __test_metadata *_metadata, struct shared *sh,
 {
 	const char *v = cmdline_value(SECONDS_PARAM, 0);
 	int seconds = v ? atoi(v) : 20, toggling, i, n, status, inaccurate;
-	long slab_faults = 0, page_faults = 0;
+	int counters_off = 0;
+	long slab_faults = 0, page_faults = 0, kfence = kfence_allocs();
 	struct site sites[16];
 	pid_t pids[4];
 	struct stat st;
@@ -380,7 +414,7 @@ static void stress(struct __test_metadata *_metadata, struct shared *sh,
 	pids[2] = spawn(sh, loader_fn, 0);
 	pids[3] = toggling ? spawn(sh, toggler_fn, 0) : 0;
 	sleep(seconds);
-	sh->stop = 1;
+	__atomic_store_n(&sh->stop, 1, __ATOMIC_RELAXED);
 	for (i = 0; i < 4; i++) {
 		if (!pids[i])
 			continue;
@@ -407,13 +441,22 @@ static void stress(struct __test_metadata *_metadata, struct shared *sh,
 		EXPECT_EQ(0, inaccurate);
 	}
 	ASSERT_EQ(0, write_file(PARAM("release"), "1"));
-	EXPECT_EQ(0, wait_zero(sites, &n));
-	for (i = 0; i < n; i++)
-		EXPECT_EQ(0, sites[i].calls || sites[i].bytes)
-			TH_LOG("line %u: %lld calls %lld bytes", sites[i].line,
-			       sites[i].calls, sites[i].bytes);
+	wait_zero(sites, &n);
+	for (i = 0; i < n; i++) {
+		if (!sites[i].calls && !sites[i].bytes)
+			continue;
+		counters_off++;
+		TH_LOG("line %u: %lld calls %lld bytes", sites[i].line,
+		       sites[i].calls, sites[i].bytes);
+	}
+	EXPECT_LT(0, n);
+	EXPECT_EQ(0, counters_off);
 	check_held(_metadata);
 
+	if (kfence >= 0) {
+		kfence = kfence_allocs() - kfence;
+		EXPECT_LT(0, kfence);
+	}
 	print_stats(name);
 	figure(name, "reads", sh->reads);
 	figure(name, "lines-read", sh->lines);
@@ -424,6 +467,8 @@ static void stress(struct __test_metadata *_metadata, struct shared *sh,
 	figure(name, "faults-slab", slab_faults);
 	figure(name, "faults-page", page_faults);
 	figure(name, "inaccurate-lines", inaccurate);
+	figure(name, "kfence-allocs", kfence);
+	figure(name, "counters-off", counters_off);
 	figure(name, "malformed", sh->malformed);
 	figure(name, "negative", sh->negative);
 	EXPECT_LT(0, sh->reads);
