@@ -31,7 +31,7 @@ ROWS = [
     ('seconds', 'seconds of churn'),
     ('allocs', 'allocations, all families'),
     ('frees', 'frees'),
-    ('exchanged', 'freed by another CPU than the allocating one'),
+    ('cross-cpu-frees', 'frees on another CPU than the allocation'),
     ('fails', 'allocations that failed'),
     ('faults-slab', 'faults injected by failslab'),
     ('faults-page', 'faults injected by fail_page_alloc'),

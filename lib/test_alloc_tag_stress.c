@@ -14,7 +14,7 @@
  *   release=1		free what hold allocated (after an RCU grace
  *			period for the kfree_rcu family)
  *   stats (read)	"family allocs fails" per family, then "frees",
- *			"exchanged" (freed on another CPU) and "holding"
+ *			"cross-cpu-frees" and "holding"
  *   sites (read)	"line held-calls held-bytes calls bytes" per call
  *			site of this file: what hold holds there (bytes -1
  *			if the allocator rounds it up) and what the site's
@@ -64,6 +64,7 @@ static unsigned int site_line[NR_SITES];
 
 struct stress_obj {
 	void *p;
+	unsigned int cpu;	/* that allocated it */
 	u8 family;
 	u8 site;
 	u8 order;		/* F_PAGES */
@@ -95,7 +96,9 @@ static bool fault;
 module_param(fault, bool, 0400);
 MODULE_PARM_DESC(fault, "the churn workers and hold= set make_it_fail");
 
+/* Serializes the control parameters with module exit. */
 static DEFINE_MUTEX(control_lock);
+static bool dying;
 static struct kmem_cache *stress_cache;
 static struct stress_worker *workers;	/* one per possible CPU, or NULL */
 static struct stress_obj *held;
@@ -106,7 +109,7 @@ static DEFINE_SPINLOCK(exchange_lock);
 static struct stress_obj exchange[EXCHANGE];
 
 static atomic_long_t allocs[NR_FAMILIES], fails[NR_FAMILIES];
-static atomic_long_t frees, exchanged;
+static atomic_long_t frees, cross_cpu_frees;
 
 static bool stress_alloc(struct stress_obj *o, enum stress_family family,
 			 struct rnd_state *rnd, mempool_t *pool)
@@ -119,6 +122,7 @@ static bool stress_alloc(struct stress_obj *o, enum stress_family family,
 	int i;
 
 	memset(o, 0, sizeof(*o));
+	o->cpu = raw_smp_processor_id();
 	o->family = family;
 	o->site = family;
 	o->calls = 1;
@@ -161,10 +165,14 @@ static bool stress_alloc(struct stress_obj *o, enum stress_family family,
 		break;
 	case F_KREALLOC:
 		o->site = S_KREALLOC_FIRST;
-		p = AT(S_KREALLOC_FIRST, kmalloc(16, gfp));
-		/* Grow it a few times; each step may keep it in place. */
-		for (i = 1; p && i <= r % 8; i++) {
-			void *bigger = AT(F_KREALLOC, krealloc(p, 16 << i, gfp));
+		size = 24 + r % 40;
+		p = AT(S_KREALLOC_FIRST, kmalloc(size, gfp));
+		/* Grow it by a quarter a few times: in place or moved. */
+		for (i = 0; p && i < r % 8; i++) {
+			void *bigger;
+
+			size += size / 4;
+			bigger = AT(F_KREALLOC, krealloc(p, size, gfp));
 
 			if (!bigger) {
 				atomic_long_inc(&fails[family]);
@@ -220,6 +228,8 @@ static void stress_free(struct stress_obj *o, mempool_t *pool)
 		mempool_free(o->p, pool);
 		break;
 	}
+	if (o->cpu != raw_smp_processor_id())
+		atomic_long_inc(&cross_cpu_frees);
 	o->p = NULL;
 	atomic_long_inc(&frees);
 }
@@ -232,7 +242,6 @@ static void exchange_obj(struct stress_obj *o, u32 r)
 	spin_lock(&exchange_lock);
 	swap(*o, *slot);
 	spin_unlock(&exchange_lock);
-	atomic_long_inc(&exchanged);
 }
 
 static int stress_worker_fn(void *data)
@@ -358,7 +367,9 @@ static int run_set(const char *val, const struct kernel_param *kp)
 	if (err)
 		return err;
 	mutex_lock(&control_lock);
-	if (on && workers)
+	if (dying)
+		err = -ENODEV;
+	else if (on && workers)
 		err = -EBUSY;
 	else if (on)
 		err = start_workers();
@@ -384,7 +395,7 @@ static int hold_set(const char *val, const struct kernel_param *kp)
 	if (!n || n > 100000)
 		return -EINVAL;
 	mutex_lock(&control_lock);
-	err = held ? -EBUSY : hold(n);
+	err = dying ? -ENODEV : held ? -EBUSY : hold(n);
 	mutex_unlock(&control_lock);
 	return err;
 }
@@ -424,9 +435,9 @@ static int stats_get(char *buf, const struct kernel_param *kp)
 		len += sysfs_emit_at(buf, len, "%s %ld %ld\n", family_names[f],
 				     atomic_long_read(&allocs[f]),
 				     atomic_long_read(&fails[f]));
-	len += sysfs_emit_at(buf, len, "frees %ld\nexchanged %ld\n",
+	len += sysfs_emit_at(buf, len, "frees %ld\ncross-cpu-frees %ld\n",
 			     atomic_long_read(&frees),
-			     atomic_long_read(&exchanged));
+			     atomic_long_read(&cross_cpu_frees));
 	len += sysfs_emit_at(buf, len, "holding %u\n", nr_held);
 	return len;
 }
@@ -485,8 +496,12 @@ static int __init stress_init(void)
 
 static void __exit stress_exit(void)
 {
+	/* The parameters outlive this function: refuse them from now on. */
+	mutex_lock(&control_lock);
+	dying = true;
 	stop_workers();
 	release_held();
+	mutex_unlock(&control_lock);
 	kmem_cache_destroy(stress_cache);
 }
 
