@@ -16,9 +16,9 @@
  *   stats (read)	"family allocs fails" per family, then "frees",
  *			"cross-cpu-frees" and "holding"
  *   sites (read)	"line held-calls held-bytes calls bytes" per call
- *			site of this file: what hold holds there (bytes -1
- *			if the allocator rounds it up) and what the site's
- *			counters sum to right now, read without clamping
+ *			site of this file: what hold holds there and what
+ *			the site's counters sum to right now, read without
+ *			clamping
  *
  * Every family allocates at one line of this file (krealloc chains at two)
  * so that each is one line of /proc/allocinfo.
@@ -39,6 +39,8 @@
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/vmalloc.h>
+
+#include "../mm/slab.h"
 
 enum stress_family {
 	F_KMALLOC, F_CACHE, F_PAGES, F_VMALLOC, F_KVMALLOC, F_PERCPU,
@@ -68,7 +70,6 @@ struct stress_obj {
 	u8 family;
 	u8 site;
 	u8 order;		/* F_PAGES */
-	u8 bytes_known;
 	unsigned int calls;	/* what the allocation charges */
 	size_t bytes;
 };
@@ -111,6 +112,16 @@ static struct stress_obj exchange[EXCHANGE];
 static atomic_long_t allocs[NR_FAMILIES], fails[NR_FAMILIES];
 static atomic_long_t frees, cross_cpu_frees;
 
+/* What a kmalloc'ed object is charged: its slab's object size, or pages. */
+static size_t kmalloc_charge(const void *p)
+{
+	struct folio *folio = virt_to_folio(p);
+
+	if (folio_test_slab(folio))
+		return folio_slab(folio)->slab_cache->size;
+	return folio_size(folio);
+}
+
 static bool stress_alloc(struct stress_obj *o, enum stress_family family,
 			 struct rnd_state *rnd, mempool_t *pool)
 {
@@ -138,7 +149,6 @@ static bool stress_alloc(struct stress_obj *o, enum stress_family family,
 		page = AT(F_PAGES, alloc_pages(gfp, o->order));
 		p = page ? page_address(page) : NULL;
 		o->bytes = PAGE_SIZE << o->order;
-		o->bytes_known = 1;
 		break;
 	case F_VMALLOC:
 		size = PAGE_SIZE + r % (4 * PAGE_SIZE);
@@ -146,7 +156,6 @@ static bool stress_alloc(struct stress_obj *o, enum stress_family family,
 		/* Each page is one call. */
 		o->calls = DIV_ROUND_UP(size, PAGE_SIZE);
 		o->bytes = o->calls * PAGE_SIZE;
-		o->bytes_known = 1;
 		break;
 	case F_KVMALLOC:
 		size = 512 + r % (32 << 10);
@@ -154,14 +163,12 @@ static bool stress_alloc(struct stress_obj *o, enum stress_family family,
 		if (p && is_vmalloc_addr(p)) {
 			o->calls = DIV_ROUND_UP(size, PAGE_SIZE);
 			o->bytes = o->calls * PAGE_SIZE;
-			o->bytes_known = 1;
 		}
 		break;
 	case F_PERCPU:
 		size = 8 * (1 + r % 16);
 		p = (void __force *)AT(F_PERCPU, __alloc_percpu_gfp(size, 8, gfp));
 		o->bytes = size * num_possible_cpus();
-		o->bytes_known = 1;
 		break;
 	case F_KREALLOC:
 		o->site = S_KREALLOC_FIRST;
@@ -192,6 +199,9 @@ static bool stress_alloc(struct stress_obj *o, enum stress_family family,
 	default:
 		p = NULL;
 	}
+	/* The slab families: the object's size class. */
+	if (p && !o->bytes)
+		o->bytes = kmalloc_charge(p);
 	o->p = p;
 	atomic_long_inc(p ? &allocs[family] : &fails[family]);
 	return p;
@@ -450,7 +460,7 @@ MODULE_PARM_DESC(stats, "allocations and failures per family");
 
 static int sites_get(char *buf, const struct kernel_param *kp)
 {
-	long long held_bytes[NR_SITES] = { 0 };
+	u64 held_bytes[NR_SITES] = { 0 };
 	unsigned int held_calls[NR_SITES] = { 0 };
 	struct alloc_tag_counters c;
 	struct alloc_tag *tag;
@@ -463,10 +473,7 @@ static int sites_get(char *buf, const struct kernel_param *kp)
 		if (!held[i].p)
 			continue;
 		held_calls[s] += held[i].calls;
-		if (held_bytes[s] >= 0 && held[i].bytes_known)
-			held_bytes[s] += held[i].bytes;
-		else
-			held_bytes[s] = -1;
+		held_bytes[s] += held[i].bytes;
 	}
 	mutex_unlock(&control_lock);
 	for (s = 0; s < NR_SITES; s++) {
@@ -475,7 +482,7 @@ static int sites_get(char *buf, const struct kernel_param *kp)
 		if (!tag)
 			continue;
 		c = alloc_tag_read(tag);
-		len += sysfs_emit_at(buf, len, "%u %u %lld %lld %lld\n", line,
+		len += sysfs_emit_at(buf, len, "%u %u %llu %lld %lld\n", line,
 				     held_calls[s], held_bytes[s],
 				     (s64)c.calls, (s64)c.bytes);
 	}
