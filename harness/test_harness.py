@@ -426,19 +426,19 @@ class StressTable(unittest.TestCase):
 
     def test_figures_of_both_tests(self):
         got = stress.figures(log('stress.results'))
-        self.assertEqual(got['churn']['toggles'], 836)
-        self.assertEqual(got['faults']['faults-slab'], 102136)
-        self.assertEqual(got['faults']['kmalloc'], (105257, 11887))
+        self.assertEqual(got['churn']['toggles'], 12518)
+        self.assertEqual(got['faults']['faults-slab'], 1576240)
+        self.assertEqual(got['faults']['kmalloc'], (1826090, 202699))
         self.assertEqual(len(got['churn']), len(got['faults']))
 
     def test_rows(self):
         v, lines = self.table()
         self.assertEqual(lines[0], '|  | churn | faults |')
         self.assertEqual(self.row(lines, 'kmalloc: allocations (failed)'),
-                         '| kmalloc: allocations (failed) | 565634 (0) | '
-                         '105257 (11887) |')
+                         '| kmalloc: allocations (failed) | 11294682 (0) | '
+                         '1826090 (202699) |')
         self.assertEqual(self.row(lines, 'vm.mem_profiling toggles'),
-                         '| vm.mem_profiling toggles | 836 | 835 |')
+                         '| vm.mem_profiling toggles | 12518 | 12517 |')
         self.assertEqual(self.row(lines, 'counters not back at zero at the '
                                   'end (must be 0)')[-9:], '| 0 | 0 |')
         self.assertEqual(self.row(lines, 'kernel splats on the console '
@@ -459,10 +459,10 @@ class StressTable(unittest.TestCase):
 
     def test_missing_figure_is_a_dash(self):
         results = DONE + log('stress.results').replace(
-            '# stress faults: toggles 835\n', '')
+            '# stress faults: toggles 12517\n', '')
         _, lines = self.table(results=results)
         self.assertEqual(self.row(lines, 'vm.mem_profiling toggles'),
-                         '| vm.mem_profiling toggles | 836 | - |')
+                         '| vm.mem_profiling toggles | 12518 | - |')
 
 
 class VerdictResult(unittest.TextTestResult):
