@@ -110,7 +110,7 @@ TEST(read_sizes)
 {
 	static const size_t chunks[] = { 1, 3, 100, 4095, 4096, 65536 };
 	char *ref, *mask, *buf;
-	size_t ref_len, len, i;
+	size_t ref_len = 0, len = 0, i;
 
 	ref = read_file(ALLOCINFO, 4096, &ref_len);
 	ASSERT_NE(NULL, ref);
@@ -206,7 +206,7 @@ TEST(concurrent_readers)
 	static const size_t chunks[READERS] = { 1, 100, 4096, 65536 };
 	char *ref, *mask, *buf;
 	pid_t pids[READERS];
-	size_t ref_len, len;
+	size_t ref_len = 0, len = 0;
 	int i, round, status;
 
 	ref = read_file(ALLOCINFO, 4096, &ref_len);
