@@ -223,6 +223,45 @@ static void test_krealloc(struct kunit *test)
 	expect_charged(test, tag_at(test, lf), 0, 0);
 }
 
+#define UNPROFILED	32
+
+/*
+ * An object allocated while profiling was off, on a slab that got no
+ * vector then, and resized in place once it is on: the resize gives the
+ * slab its vector and charges the object to the resizing line.
+ */
+static void test_krealloc_unprofiled_slab(struct kunit *test)
+{
+	void *objs[UNPROFILED], *p = NULL, *q;
+	struct slab *slab = NULL;
+	unsigned int line, i;
+
+	if (IS_ENABLED(CONFIG_MEM_ALLOC_PROFILING_DEBUG))
+		kunit_skip(test, "DEBUG pins the profiling state");
+
+	/* 8 KiB objects, 4 to a slab: some slabs are new, without vector. */
+	KUNIT_ASSERT_EQ(test, mem_alloc_profiling_set(false), 0);
+	for (i = 0; i < UNPROFILED; i++)
+		objs[i] = kmalloc(5000, GFP_KERNEL);
+	KUNIT_ASSERT_EQ(test, mem_alloc_profiling_set(true), 0);
+	for (i = 0; i < UNPROFILED && !p; i++) {
+		KUNIT_ASSERT_NOT_NULL(test, objs[i]);
+		slab = virt_to_slab(objs[i]);
+		/* A KFENCE object is never resized in place. */
+		if (!slab_obj_exts(slab) && !is_kfence_address(objs[i]))
+			p = objs[i];
+	}
+	KUNIT_ASSERT_NOT_NULL_MSG(test, p, "every slab had a vector");
+
+	q = krealloc(p, 6000, GFP_KERNEL); line = __LINE__;
+	KUNIT_ASSERT_PTR_EQ(test, q, p);
+	KUNIT_EXPECT_NOT_NULL(test, slab_obj_exts(slab));
+	expect_charged(test, tag_at(test, line), kmalloc_bytes(5000), 1);
+	for (i = 0; i < UNPROFILED; i++)
+		kfree(objs[i]);
+	expect_charged(test, tag_at(test, line), 0, 0);
+}
+
 struct rcu_obj {
 	struct rcu_head rcu;
 	char data[100];
@@ -704,6 +743,7 @@ static struct kunit_case alloc_tag_slab_test_cases[] = {
 	KUNIT_CASE(test_kmem_cache),
 	KUNIT_CASE(test_bulk),
 	KUNIT_CASE(test_krealloc),
+	KUNIT_CASE(test_krealloc_unprofiled_slab),
 	KUNIT_CASE(test_kfree_rcu),
 	KUNIT_CASE(test_kvmalloc),
 	KUNIT_CASE(test_kvrealloc),
