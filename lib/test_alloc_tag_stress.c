@@ -13,8 +13,8 @@
  *			writing task
  *   release=1		free what hold allocated (after an RCU grace
  *			period for the kfree_rcu family)
- *   stats (read)	"family allocs fails" per family, then "frees",
- *			"cross-cpu-frees" and "holding"
+ *   stats (read)	"family allocs fails" per family, then "frees" and
+ *			"cross-cpu-frees"
  *   sites (read)	"line held-calls held-bytes calls bytes" per call
  *			site of this file: what hold holds there and what
  *			the site's counters sum to right now, read without
@@ -448,7 +448,6 @@ static int stats_get(char *buf, const struct kernel_param *kp)
 	len += sysfs_emit_at(buf, len, "frees %ld\ncross-cpu-frees %ld\n",
 			     atomic_long_read(&frees),
 			     atomic_long_read(&cross_cpu_frees));
-	len += sysfs_emit_at(buf, len, "holding %u\n", nr_held);
 	return len;
 }
 

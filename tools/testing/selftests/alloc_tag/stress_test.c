@@ -231,22 +231,26 @@ static long kfence_allocs(void)
 	return n;
 }
 
-/* Poll until every site of the module counts nothing (kfree_rcu lags). */
+/*
+ * Poll until every site of the module counts nothing (kfree_rcu lags), for
+ * at most 60 s. Returns how many still count something, or -1 if the sites
+ * cannot be read or are not all there.
+ */
 static int wait_zero(struct site *sites, int *n)
 {
-	int i, tries, busy;
+	int i, tries, busy = 0;
 
 	for (tries = 0; tries < 600; tries++) {
 		*n = read_sites(sites, NR_SITES + 1);
 		if (*n != NR_SITES)
 			return -1;
 		for (busy = 0, i = 0; i < *n; i++)
-			busy |= sites[i].calls || sites[i].bytes;
+			busy += sites[i].calls || sites[i].bytes;
 		if (!busy)
-			return 0;
+			break;
 		usleep(100000);
 	}
-	return -1;
+	return busy;
 }
 
 /*
@@ -381,7 +385,7 @@ static void stress(struct __test_metadata *_metadata, struct shared *sh,
 {
 	const char *v = cmdline_value(SECONDS_PARAM, 0);
 	int seconds = v ? atoi(v) : 20, toggling, i, n, status, inaccurate;
-	int counters_off = 0;
+	int counters_off;
 	long slab_faults = 0, page_faults = 0, kfence = kfence_allocs();
 	struct site sites[NR_SITES + 1];
 	pid_t pids[4];
@@ -432,14 +436,11 @@ static void stress(struct __test_metadata *_metadata, struct shared *sh,
 		EXPECT_EQ(0, inaccurate);
 	}
 	ASSERT_EQ(0, write_file(PARAM("release"), "1"));
-	wait_zero(sites, &n);
-	for (i = 0; i < n; i++) {
-		if (!sites[i].calls && !sites[i].bytes)
-			continue;
-		counters_off++;
-		TH_LOG("line %u: %lld calls %lld bytes", sites[i].line,
-		       sites[i].calls, sites[i].bytes);
-	}
+	counters_off = wait_zero(sites, &n);
+	for (i = 0; i < n; i++)
+		if (sites[i].calls || sites[i].bytes)
+			TH_LOG("line %u: %lld calls %lld bytes", sites[i].line,
+			       sites[i].calls, sites[i].bytes);
 	EXPECT_EQ(NR_SITES, n);
 	EXPECT_EQ(0, counters_off);
 	check_held(_metadata);
