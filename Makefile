@@ -14,6 +14,10 @@ TEST_FRAGS     := configs/guest.config,configs/test.config
 KERNEL_test    := tinyconfig:$(TEST_FRAGS),configs/profiling.config,configs/profiling-test.config
 KERNEL_nonprof := tinyconfig:$(TEST_FRAGS),configs/memcg.config
 KERNEL_debug   := tinyconfig:$(TEST_FRAGS),configs/memcg.config,configs/profiling.config,configs/profiling-test.config,configs/debug.config
+# The test kernel + memcg + the options of distribution debug builds
+# (kmemleak, UBSAN, DEBUG_PAGEALLOC, page_owner, SLUB_DEBUG_ON, PREEMPT,
+# PROVE_RCU, NUMA), without KASAN and profiling's own DEBUG checks.
+KERNEL_hardening := tinyconfig:$(TEST_FRAGS),configs/memcg.config,configs/profiling.config,configs/profiling-test.config,configs/hardening.config
 KERNEL_slab    := tinyconfig:configs/guest.config,configs/memcg.config,configs/slab.config
 KERNEL_slob    := tinyconfig:configs/guest.config,configs/slob.config
 KERNEL_run     := x86_64_defconfig:kernel:kvm_guest.config,configs/guest.config,configs/run.config,configs/profiling.config
@@ -27,26 +31,30 @@ KERNEL_benchoff  := $(KERNEL_benchprof),configs/profiling-off.config
 # KERNEL|KSELFTESTS|KERNEL ARGS; each kernel is built once, and the
 # boot-parameter boots run only their own test. KSELFTESTS "-" means the
 # kernel is only built.
-CHECK_BOOTS       := test nonprof debug boot-never boot-off boot-bogus oom \
-		     build-slab build-slob
+CHECK_BOOTS       := test nonprof debug hardening boot-never boot-off \
+		     boot-bogus oom build-slab build-slob
 SHOW_MEM          := alloc_tag:show_mem_test
 BENCH             := alloc_tag:bench_test
 STRESS            := alloc_tag:stress_test
 BOOT_test         := test|alloc_tag:allocinfo_test,alloc_tag:module_test,$(SHOW_MEM),$(BENCH),$(STRESS)|
 BOOT_nonprof      := nonprof|alloc_tag:noprof_test,alloc_tag:memcg_kmem_test,$(SHOW_MEM),$(BENCH)|
 BOOT_debug        := debug|alloc_tag:allocinfo_test,alloc_tag:module_test,alloc_tag:memcg_kmem_test,$(SHOW_MEM),$(BENCH),$(STRESS)|
+# Two NUMA nodes; page_owner on, for page_owner_test; kmemleak_test last.
+BOOT_hardening    := hardening|alloc_tag:allocinfo_test,alloc_tag:hash_test,alloc_tag:module_test,alloc_tag:page_owner_test,$(STRESS),alloc_tag:kmemleak_test|harness.numa=2 page_owner=on
 BOOT_boot-never   := test|alloc_tag:boot_param_test,$(SHOW_MEM)|kunit.enable=0 sysctl.vm.mem_profiling=never
-BOOT_boot-off     := test|alloc_tag:boot_param_test,$(SHOW_MEM),$(BENCH)|kunit.enable=0 sysctl.vm.mem_profiling=0
+# Off, spelled as upstream's documentation allows.
+BOOT_boot-off     := test|alloc_tag:boot_param_test,$(SHOW_MEM),$(BENCH)|kunit.enable=0 sysctl.vm.mem_profiling=off
 # Junk values, each rejected in turn.
 BOOT_boot-bogus   := test|alloc_tag:boot_param_test,$(SHOW_MEM)|kunit.enable=0 \
-		     sysctl.vm.mem_profiling=yes sysctl.vm.mem_profiling= \
+		     sysctl.vm.mem_profiling=nope sysctl.vm.mem_profiling= \
 		     sysctl.vm.mem_profiling=1junk sysctl.vm.mem_profiling=-1 \
 		     sysctl.vm.mem_profiling=NEVER
 # A small guest for the OOM killer's report.
 BOOT_oom          := test|alloc_tag:oom_test|kunit.enable=0 mem=256M
 BOOT_build-slab   := slab|-|
 BOOT_build-slob   := slob|-|
-export KERNEL_test KERNEL_nonprof KERNEL_debug KERNEL_slab KERNEL_slob
+export KERNEL_test KERNEL_nonprof KERNEL_debug KERNEL_hardening KERNEL_slab \
+	KERNEL_slob
 
 .PHONY: all deps tree export check checkpatch run shell bench stress clean help
 

@@ -263,10 +263,32 @@ def report(v, out=sys.stdout):
           (v.name, c['pass'], c['fail'], c['skip']), file=out)
 
 
+def numa_nodes(append):
+    """N of harness.numa=N on the command line, or 0."""
+    m = re.search(r'(?:^|\s)harness\.numa=(\d+)(?:\s|$)', append)
+    return int(m.group(1)) if m else 0
+
+
+def numa_options(nodes, memory, smp):
+    """QEMU options for NODES nodes that share the memory and the CPUs
+    evenly, one socket each (a socket's CPUs share a cache, which Linux
+    wants on one node)."""
+    if not nodes:
+        return ['-smp', str(smp)]
+    size = re.fullmatch(r'(\d+)([MG])', memory)
+    mib = int(size.group(1)) * (1024 if size.group(2) == 'G' else 1)
+    opts = ['-smp', '%d,sockets=%d' % (smp, nodes)]
+    for n in range(nodes):
+        cpus = ''.join(',cpus=%d' % c for c in range(n, smp, nodes))
+        opts += ['-object', 'memory-backend-ram,id=mem%d,size=%dM' %
+                 (n, mib // nodes),
+                 '-numa', 'node,nodeid=%d,memdev=mem%d%s' % (n, n, cpus)]
+    return opts
+
+
 def qemu_command(args, console_log, results_log):
     cmd = ['qemu-system-x86_64', '-m', str(args.memory),
-           '-smp', str(args.smp), '-no-reboot', '-display', 'none',
-           '-monitor', 'none',
+           '-no-reboot', '-display', 'none', '-monitor', 'none',
            '-kernel', args.kernel, '-initrd', args.initrd]
     if args.kvm:
         cmd += ['-accel', 'kvm', '-cpu', 'host']
@@ -276,6 +298,7 @@ def qemu_command(args, console_log, results_log):
             cmd += ['-cpu', args.cpu]
         if args.icount:
             cmd += ['-icount', 'shift=0,sleep=off']
+    cmd += numa_options(numa_nodes(args.append), args.memory, args.smp)
     append = 'console=ttyS0 panic=-1 harness.mode=%s %s' % (args.mode,
                                                              args.append)
     cmd += ['-append', append.strip()]

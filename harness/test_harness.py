@@ -176,6 +176,24 @@ class Splats(unittest.TestCase):
         self.assertEqual(len(ktest.find_splats(lines)), 1)
 
 
+class Numa(unittest.TestCase):
+    def test_nodes_share_memory_and_cpus(self):
+        self.assertEqual(ktest.numa_nodes('harness.tests=a harness.numa=2 x'),
+                         2)
+        self.assertEqual(
+            ktest.numa_options(2, '1G', 2),
+            ['-smp', '2,sockets=2',
+             '-object', 'memory-backend-ram,id=mem0,size=512M',
+             '-numa', 'node,nodeid=0,memdev=mem0,cpus=0',
+             '-object', 'memory-backend-ram,id=mem1,size=512M',
+             '-numa', 'node,nodeid=1,memdev=mem1,cpus=1'])
+
+    def test_one_node_without_the_word(self):
+        self.assertEqual(ktest.numa_nodes('xharness.numa=2'), 0)
+        self.assertEqual(ktest.numa_nodes(''), 0)
+        self.assertEqual(ktest.numa_options(0, '256M', 2), ['-smp', '2'])
+
+
 class Summary(unittest.TestCase):
     def run_summary(self, verdicts):
         with tempfile.TemporaryDirectory() as d:

@@ -12,6 +12,7 @@
 #include <linux/page_ext.h>
 #include <linux/pgalloc_tag.h>
 #include <linux/proc_fs.h>
+#include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/seq_file.h>
 #include <linux/string.h>
@@ -37,8 +38,12 @@ EXPORT_SYMBOL(mem_alloc_tags_in_use_key);
 
 /* False after sysctl.vm.mem_profiling=never, or if setup failed. */
 static bool mem_profiling_support __ro_after_init = true;
-/* Set by sysctl.vm.mem_profiling=never until the boot replays it. */
-static bool never_replay_pending;
+/*
+ * How many values sysctl.vm.mem_profiling= was accepted with: the generic
+ * sysctl boot code writes each to the sysctl again once the early
+ * parameter has taken effect.
+ */
+static unsigned int boot_replays_pending;
 static bool booted_never __ro_after_init;
 static DEFINE_MUTEX(mem_profiling_lock);
 
@@ -143,26 +148,51 @@ int mem_alloc_profiling_set(bool enable)
 }
 
 /*
- * sysctl.vm.mem_profiling={0|1|never} on the command line. Parsed early so
- * that "never" is known before page_ext sizes itself; the generic sysctl
- * boot code later writes the same value to the sysctl, which accepts it.
+ * A value of sysctl.vm.mem_profiling= on the command line: "never", or a
+ * boolean spelling of kstrtobool(), which upstream takes, but only as a
+ * whole word ("1junk" and "nope" are junk, not 1 and 0).
+ * Return: 0 with @enable set, 1 for "never", -EINVAL for junk.
+ */
+static int parse_boot_value(const char *str, bool *enable)
+{
+	static const char * const words[][2] = {
+		{ "0", "1" }, { "n", "y" }, { "no", "yes" }, { "off", "on" },
+		{ "f", "t" }, { "false", "true" },
+	};
+	unsigned int i, v;
+
+	if (!strcmp(str, "never"))
+		return 1;
+	for (i = 0; i < ARRAY_SIZE(words); i++) {
+		for (v = 0; v < 2; v++) {
+			if (!strcasecmp(str, words[i][v])) {
+				*enable = v;
+				return 0;
+			}
+		}
+	}
+	return -EINVAL;
+}
+
+/*
+ * sysctl.vm.mem_profiling= on the command line. Parsed early so that
+ * "never" is known before page_ext sizes itself.
  */
 static int __init setup_early_mem_profiling(char *str)
 {
-	bool enable;
+	bool enable = false;
+	int ret = parse_boot_value(str ?: "", &enable);
 
-	if (str && !strcmp(str, "never")) {
-		mem_profiling_support = false;
-		never_replay_pending = true;
-		booted_never = true;
-		enable = false;
-	} else if (str && (!strcmp(str, "0") || !strcmp(str, "1"))) {
-		enable = str[0] == '1';
-	} else {
-		pr_err("sysctl.vm.mem_profiling=%s: expected 0, 1 or never; keeping the default (%d)\n",
+	if (ret < 0) {
+		pr_err("sysctl.vm.mem_profiling=%s: expected 0, 1, never, y/n, yes/no, on/off, t/f or true/false; keeping the default (%d)\n",
 		       str ?: "", mem_alloc_profiling_enabled());
 		return 0;
 	}
+	if (ret == 1) {
+		mem_profiling_support = false;
+		booted_never = true;
+	}
+	boot_replays_pending++;
 	set_profiling_keys(enable);
 	/* Nothing can have been charged this early: frees need not look. */
 	if (!enable)
@@ -176,6 +206,8 @@ static int mem_profiling_sysctl(struct ctl_table *table, int write,
 {
 	const char *value = buffer;
 	size_t len = *lenp;
+	bool replay = false, enable;
+	char word[8];
 	int err;
 
 	if (!write) {
@@ -193,9 +225,14 @@ static int mem_profiling_sysctl(struct ctl_table *table, int write,
 		return -EINVAL;
 	if (len && value[len - 1] == '\n')
 		len--;
-	if (len == 5 && !memcmp(value, "never", 5) && never_replay_pending) {
-		/* The generic sysctl boot code replaying the command line. */
-		never_replay_pending = false;
+	if (boot_replays_pending && len < sizeof(word)) {
+		memcpy(word, value, len);
+		word[len] = '\0';
+		replay = parse_boot_value(word, &enable) >= 0;
+	}
+	if (replay) {
+		/* The command line's value, applied already: nothing to do. */
+		boot_replays_pending--;
 	} else if (len == 1 && (value[0] == '0' || value[0] == '1')) {
 		err = mem_alloc_profiling_set(value[0] == '1');
 		if (err)
@@ -404,6 +441,19 @@ static int alloc_tag_module_load(struct codetag_type *cttype,
 	return 0;
 }
 
+static bool module_tags_live(struct alloc_tag *start, struct alloc_tag *stop)
+{
+	struct alloc_tag_counters counter;
+	struct alloc_tag *tag;
+
+	for (tag = start; tag < stop; tag++) {
+		counter = alloc_tag_read(tag);
+		if (counter.bytes || counter.calls)
+			return true;
+	}
+	return false;
+}
+
 /*
  * Keep the tags (and so the module's core) while they hold memory. No
  * allocation can charge the tags of an unloaded module; once its bytes
@@ -418,20 +468,25 @@ static bool alloc_tag_module_unload(struct codetag_type *cttype,
 	struct alloc_tag *tag;
 	bool live = false;
 
+	if (!module_tags_live(start, stop))
+		goto free;
+	/* Said once, at the unload; later calls only look. */
+	if (cmod->unloaded)
+		return false;
+	/* Objects the module gave to kfree_rcu() may still wait in batches. */
+	kvfree_rcu_barrier();
 	for (tag = start; tag < stop; tag++) {
 		counter = alloc_tag_read(tag);
 		if (!counter.bytes && !counter.calls)
 			continue;
 		live = true;
-		/* Said once, at the unload; later calls only look. */
-		if (cmod->unloaded)
-			break;
 		pr_warn("%s unloaded with %lld bytes still allocated at %s:%u\n",
 			tag->ct.modname, (s64)counter.bytes,
 			tag->ct.filename, tag->ct.lineno);
 	}
 	if (live)
 		return false;
+free:
 	free_module_counters(cmod->data);
 	return true;
 }

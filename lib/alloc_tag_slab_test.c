@@ -17,9 +17,11 @@
 #include <linux/mempool.h>
 #include <linux/mm.h>
 #include <linux/mman.h>
+#include <linux/radix-tree.h>
 #include <linux/rcupdate.h>
 #include <linux/rhashtable.h>
 #include <linux/sched/mm.h>
+#include <linux/set_memory.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
@@ -300,7 +302,34 @@ static void test_kfree_rcu(struct kunit *test)
 	wait_uncharged(test, lb);
 }
 
-/* Pages of a vmalloc'ed area: each page is charged as one call. */
+/*
+ * What a vmalloc'ed area of @nr pages charges its caller: each page as
+ * one call, and the array of their struct page pointers, a kmalloc or,
+ * when larger than a page, a vmalloc'ed area of its own.
+ */
+static void vmalloc_charge(unsigned long nr, u64 *bytes, u64 *calls)
+{
+	size_t array = nr * sizeof(struct page *);
+
+	*bytes += nr * PAGE_SIZE;
+	*calls += nr;
+	if (array > PAGE_SIZE) {
+		vmalloc_charge(PAGE_ALIGN(array) >> PAGE_SHIFT, bytes, calls);
+	} else {
+		*bytes += kmalloc_bytes(array);
+		*calls += 1;
+	}
+}
+
+static void expect_vmalloc_charged(struct kunit *test, struct alloc_tag *tag,
+				   unsigned long nr)
+{
+	u64 bytes = 0, calls = 0;
+
+	vmalloc_charge(nr, &bytes, &calls);
+	expect_charged(test, tag, bytes, calls);
+}
+
 #define VM_SIZE		(6UL << 20)
 #define VM_PAGES	(VM_SIZE >> PAGE_SHIFT)
 
@@ -328,7 +357,7 @@ static void test_kvmalloc(struct kunit *test)
 	expect_charged(test, tag_at(test, l[3]), 4 * PAGE_SIZE, 1);
 	expect_charged(test, tag_at(test, l[4]), kmalloc_bytes(100), 1);
 	expect_charged(test, tag_at(test, l[5]), kmalloc_bytes(256), 1);
-	expect_charged(test, tag_at(test, l[6]), VM_SIZE, VM_PAGES);
+	expect_vmalloc_charged(test, tag_at(test, l[6]), VM_PAGES);
 	for (i = 0; i < ARRAY_SIZE(p); i++) {
 		kvfree(p[i]);
 		expect_charged(test, tag_at(test, l[i]), 0, 0);
@@ -355,16 +384,17 @@ static void test_kvrealloc(struct kunit *test)
 	q = kvrealloc(p, 1000, VM_SIZE, GFP_KERNEL); ld = __LINE__;
 	KUNIT_ASSERT_TRUE(test, q && is_vmalloc_addr(q));
 	expect_charged(test, tag_at(test, lc), 0, 0);
-	expect_charged(test, tag_at(test, ld), VM_SIZE, VM_PAGES);
+	expect_vmalloc_charged(test, tag_at(test, ld), VM_PAGES);
 	kvfree(q);
 	expect_charged(test, tag_at(test, ld), 0, 0);
 }
 
 /*
  * The vmalloc family charges its caller one call of PAGE_SIZE per page of
- * the area; the vm_struct and the page array are charged to mm/vmalloc.c.
- * vmalloc_huge() of PMD_SIZE gets a huge page split into PMD_SIZE /
- * PAGE_SIZE pages, or as many small pages if there is none: the same.
+ * the area, and the array of pages; the vm_struct is charged to
+ * mm/vmalloc.c. vmalloc_huge() of PMD_SIZE gets a huge page split into
+ * PMD_SIZE / PAGE_SIZE pages, or as many small pages if there is none:
+ * the same.
  */
 static void test_vmalloc(struct kunit *test)
 {
@@ -396,8 +426,7 @@ static void test_vmalloc(struct kunit *test)
 	p[12] = __vmalloc_node_range(sz, 1, lo, hi, gfp, prot, 0, nid, NULL); l[12] = __LINE__;
 	for (i = 0; i < ARRAY_SIZE(p); i++) {
 		KUNIT_ASSERT_NOT_NULL(test, p[i]);
-		expect_charged(test, tag_at(test, l[i]), want[i] * PAGE_SIZE,
-			       want[i]);
+		expect_vmalloc_charged(test, tag_at(test, l[i]), want[i]);
 	}
 	for (i = 0; i < ARRAY_SIZE(p); i++) {
 		vfree(p[i]);
@@ -419,8 +448,7 @@ static void test_vmalloc_array(struct kunit *test)
 	p[3] = __vcalloc(4, PAGE_SIZE - 1, GFP_KERNEL); l[3] = __LINE__;
 	for (i = 0; i < ARRAY_SIZE(p); i++) {
 		KUNIT_ASSERT_NOT_NULL(test, p[i]);
-		expect_charged(test, tag_at(test, l[i]), want[i] * PAGE_SIZE,
-			       want[i]);
+		expect_vmalloc_charged(test, tag_at(test, l[i]), want[i]);
 	}
 	KUNIT_EXPECT_TRUE(test, !memchr_inv(p[2], 0, PAGE_SIZE + 2));
 	KUNIT_EXPECT_TRUE(test, !memchr_inv(p[3], 0, 4 * PAGE_SIZE - 4));
@@ -582,8 +610,9 @@ static void test_kfence(struct kunit *test)
 }
 
 /*
- * A mempool's reserved elements are charged to the line that created the
- * pool, an element allocated later to the line that called mempool_alloc().
+ * A mempool, its array and its reserved elements are charged to the line
+ * that created the pool, an element allocated later to the line that
+ * called mempool_alloc().
  */
 static void test_mempool(struct kunit *test)
 {
@@ -596,13 +625,20 @@ static void test_mempool(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, s);
 	pool = mempool_create_slab_pool(4, s); lpool = __LINE__;
 	KUNIT_ASSERT_NOT_NULL(test, pool);
-	expect_charged(test, tag_at(test, lpool), 4 * s->size, 4);
+	/* The elements, the pool and its array of elements. */
+	expect_charged(test, tag_at(test, lpool),
+		       4 * s->size + kmalloc_bytes(sizeof(*pool)) +
+		       kmalloc_bytes(4 * sizeof(void *)), 4 + 2);
 
 	elem = mempool_alloc(pool, GFP_KERNEL); lalloc = __LINE__;
 	KUNIT_ASSERT_NOT_NULL(test, elem);
 	expect_charged(test, tag_at(test, lalloc), s->size, 1);
 	KUNIT_ASSERT_EQ(test, mempool_resize(pool, 6), 0); lresize = __LINE__;
-	expect_charged(test, tag_at(test, lresize), 2 * s->size, 2);
+	/* A new array replaced the one charged to the pool's line. */
+	expect_charged(test, tag_at(test, lresize),
+		       2 * s->size + kmalloc_bytes(6 * sizeof(void *)), 2 + 1);
+	expect_charged(test, tag_at(test, lpool),
+		       4 * s->size + kmalloc_bytes(sizeof(*pool)), 4 + 1);
 	/* The pool holds its six reserved elements: this one is freed. */
 	mempool_free(elem, pool);
 	expect_charged(test, tag_at(test, lalloc), 0, 0);
@@ -613,7 +649,8 @@ static void test_mempool(struct kunit *test)
 	kmem_cache_destroy(s);
 
 	KUNIT_ASSERT_EQ(test, mempool_init_page_pool(&pages, 2, 1), 0); lpages = __LINE__;
-	expect_charged(test, tag_at(test, lpages), 4 * PAGE_SIZE, 2);
+	expect_charged(test, tag_at(test, lpages),
+		       4 * PAGE_SIZE + kmalloc_bytes(2 * sizeof(void *)), 2 + 1);
 	page = mempool_alloc(&pages, GFP_KERNEL); lalloc = __LINE__;
 	KUNIT_ASSERT_NOT_NULL(test, page);
 	expect_charged(test, tag_at(test, lalloc), 2 * PAGE_SIZE, 1);
@@ -686,10 +723,92 @@ static void test_rhashtable(struct kunit *test)
 }
 
 /*
- * Toggling profiling: an object allocated while it was off is never
- * uncharged, and one that was charged is uncharged even when freed while
- * it is off.
+ * A hash table set up while profiling was off: the tables its resizes
+ * allocate once profiling is on are charged to its rhashtable_init() line.
  */
+static void test_rhashtable_init_while_off(struct kunit *test)
+{
+	struct rhashtable ht;
+	struct rht_obj *objs;
+	unsigned int line, i;
+	int n = 200;
+
+	if (IS_ENABLED(CONFIG_MEM_ALLOC_PROFILING_DEBUG))
+		kunit_skip(test, "DEBUG pins the profiling state");
+
+	objs = kcalloc(n, sizeof(*objs), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, objs);
+	KUNIT_ASSERT_EQ(test, mem_alloc_profiling_set(false), 0);
+	KUNIT_EXPECT_EQ(test, rhashtable_init(&ht, &rht_params), 0); line = __LINE__;
+	KUNIT_ASSERT_EQ(test, mem_alloc_profiling_set(true), 0);
+	expect_charged(test, tag_at(test, line), 0, 0);
+
+	for (i = 0; i < n; i++) {
+		objs[i].key = i;
+		KUNIT_ASSERT_EQ(test, rhashtable_insert_fast(&ht, &objs[i].node,
+							     rht_params), 0);
+	}
+	for (i = 0; i < 100 && rht_resizing(&ht); i++)
+		msleep(20);
+	rcu_barrier();
+	expect_charged(test, tag_at(test, line), rht_table_bytes(&ht), 1);
+	rhashtable_destroy(&ht);
+	expect_charged(test, tag_at(test, line), 0, 0);
+	kfree(objs);
+}
+
+/*
+ * The gfp bits leave room above them for the radix tree's root tags
+ * below bit 31, every tag works there, and trace output names the slab
+ * metadata flag.
+ */
+static void test_gfp_layout(struct kunit *test)
+{
+	gfp_t gfp = __GFP_NO_OBJ_EXT;
+	RADIX_TREE(root, GFP_KERNEL);
+	static int item;
+	char name[32];
+	unsigned int tag;
+
+	if (!IS_ENABLED(CONFIG_KASAN_HW_TAGS))
+		KUNIT_EXPECT_LE(test, __GFP_BITS_SHIFT + RADIX_TREE_MAX_TAGS, 31);
+	KUNIT_ASSERT_EQ(test, radix_tree_insert(&root, 1, &item), 0);
+	for (tag = 0; tag < RADIX_TREE_MAX_TAGS; tag++) {
+		radix_tree_tag_set(&root, 1, tag);
+		KUNIT_EXPECT_TRUE(test, radix_tree_tagged(&root, tag));
+		radix_tree_tag_clear(&root, 1, tag);
+		KUNIT_EXPECT_FALSE(test, radix_tree_tagged(&root, tag));
+	}
+	KUNIT_EXPECT_PTR_EQ(test, radix_tree_delete(&root, 1), (void *)&item);
+	KUNIT_EXPECT_EQ(test, root.xa_flags, GFP_KERNEL);
+
+	snprintf(name, sizeof(name), "%pGg", &gfp);
+	KUNIT_EXPECT_STREQ(test, name, "__GFP_NO_OBJ_EXT");
+}
+
+/*
+ * Uncharging an object that carries no tag does not write its reference:
+ * CPUs freeing neighbouring untagged objects do not share a dirty line.
+ */
+static void test_sub_untagged_no_store(struct kunit *test)
+{
+	union codetag_ref *ref;
+	void *page;
+
+	if (IS_ENABLED(CONFIG_MEM_ALLOC_PROFILING_DEBUG))
+		kunit_skip(test, "DEBUG warns about untagged objects");
+	page = vmalloc(PAGE_SIZE);
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	ref = page;
+	ref->ct = NULL;
+	/* A store would now fault. */
+	KUNIT_ASSERT_EQ(test, set_memory_ro((unsigned long)page, 1), 0);
+	alloc_tag_sub(ref, 64);
+	KUNIT_EXPECT_NULL(test, ref->ct);
+	KUNIT_ASSERT_EQ(test, set_memory_rw((unsigned long)page, 1), 0);
+	vfree(page);
+}
+
 /* Inodes charge the filesystem's alloc_inode line. */
 static void test_alloc_inode_sb(struct kunit *test)
 {
@@ -710,6 +829,11 @@ static void test_alloc_inode_sb(struct kunit *test)
 	kmem_cache_destroy(s);
 }
 
+/*
+ * Toggling profiling: an object allocated while it was off is never
+ * uncharged, and one that was charged is uncharged even when freed while
+ * it is off.
+ */
 static void test_toggle(struct kunit *test)
 {
 	unsigned int lon, loff;
@@ -755,6 +879,9 @@ static struct kunit_case alloc_tag_slab_test_cases[] = {
 	KUNIT_CASE(test_kfence),
 	KUNIT_CASE(test_mempool),
 	KUNIT_CASE(test_rhashtable),
+	KUNIT_CASE(test_rhashtable_init_while_off),
+	KUNIT_CASE(test_gfp_layout),
+	KUNIT_CASE(test_sub_untagged_no_store),
 	KUNIT_CASE(test_alloc_inode_sb),
 	KUNIT_CASE(test_toggle),
 	{}

@@ -153,16 +153,25 @@ static void test_bulk(struct kunit *test)
 	got_b = alloc_pages_bulk_array_node(GFP_KERNEL, NUMA_NO_NODE, 5, array); lb = __LINE__;
 	got_c = alloc_pages_bulk_list(GFP_KERNEL, 4, &list); lc = __LINE__;
 	got_d = __alloc_pages_bulk(GFP_KERNEL, numa_mem_id(), NULL, 6, NULL, array); ld = __LINE__;
-	/* Array slots already filled are kept; the total is returned. */
-	KUNIT_ASSERT_EQ(test, got_a, 3UL);
-	KUNIT_ASSERT_EQ(test, got_b, 5UL);
-	KUNIT_ASSERT_EQ(test, got_c, 4UL);
-	KUNIT_ASSERT_EQ(test, got_d, 6UL);
-	expect_charged(test, tag_at(test, la), 3 * PAGE, 3);
-	expect_charged(test, tag_at(test, lb), 2 * PAGE, 2);
-	expect_charged(test, tag_at(test, lc), 4 * PAGE, 4);
-	expect_charged(test, tag_at(test, ld), PAGE, 1);
-	for (i = 0; i < ARRAY_SIZE(array); i++)
+	/*
+	 * Array slots already filled are kept; the total is returned. With
+	 * several nodes, a bulk call may fall back to a single page.
+	 */
+	KUNIT_ASSERT_TRUE(test, got_a >= 1 && got_a <= 3);
+	KUNIT_ASSERT_TRUE(test, got_b > got_a && got_b <= 5);
+	KUNIT_ASSERT_TRUE(test, got_c >= 1 && got_c <= 4);
+	KUNIT_ASSERT_TRUE(test, got_d > got_b && got_d <= 6);
+	if (num_online_nodes() == 1) {
+		KUNIT_EXPECT_EQ(test, got_a, 3UL);
+		KUNIT_EXPECT_EQ(test, got_b, 5UL);
+		KUNIT_EXPECT_EQ(test, got_c, 4UL);
+		KUNIT_EXPECT_EQ(test, got_d, 6UL);
+	}
+	expect_charged(test, tag_at(test, la), got_a * PAGE, got_a);
+	expect_charged(test, tag_at(test, lb), (got_b - got_a) * PAGE, got_b - got_a);
+	expect_charged(test, tag_at(test, lc), got_c * PAGE, got_c);
+	expect_charged(test, tag_at(test, ld), (got_d - got_b) * PAGE, got_d - got_b);
+	for (i = 0; i < got_d; i++)
 		__free_page(array[i]);
 	list_for_each_entry_safe(page, tmp, &list, lru) {
 		list_del(&page->lru);
@@ -176,10 +185,10 @@ static void test_bulk(struct kunit *test)
 #ifdef CONFIG_NUMA
 	memset(array, 0, sizeof(array));
 	got_a = alloc_pages_bulk_array_mempolicy(GFP_KERNEL, 2, array); la = __LINE__;
-	KUNIT_ASSERT_EQ(test, got_a, 2UL);
-	expect_charged(test, tag_at(test, la), 2 * PAGE, 2);
-	__free_page(array[0]);
-	__free_page(array[1]);
+	KUNIT_ASSERT_TRUE(test, got_a >= 1 && got_a <= 2);
+	expect_charged(test, tag_at(test, la), got_a * PAGE, got_a);
+	for (i = 0; i < got_a; i++)
+		__free_page(array[i]);
 	expect_charged(test, tag_at(test, la), 0, 0);
 #endif
 }

@@ -9,15 +9,20 @@
  *   free=1 (write, at run time)	free the allocations now
  *   leak=1 (at load)			at unload, hand the allocations over
  *					to test_alloc_tag_keeper instead
+ *
+ * One more allocation, reported in "rcu_site", is only freed at unload,
+ * with kfree_rcu(): its line must be gone once the unload returns.
  */
 #include <linux/cpumask.h>
 #include <linux/gfp.h>
+#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/percpu.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 
+#include "../mm/slab.h"
 #include "test_alloc_tag.h"
 
 static struct page *pages;	/* order 2 */
@@ -27,6 +32,17 @@ static void *area;		/* four vmalloc'ed pages */
 static u64 __percpu *counters;	/* four u64 per CPU */
 static char sites[512];
 static bool leak;
+
+/* Large enough to be pages: its bytes are known exactly. */
+struct rcu_freed {
+	struct rcu_head rcu;
+	char data[3 * PAGE_SIZE];
+};
+
+static struct rcu_freed *rcu_freed;
+static char rcu_site[128];
+module_param_string(rcu_site, rcu_site, sizeof(rcu_site), 0444);
+MODULE_PARM_DESC(rcu_site, "file:line bytes calls of what the unload frees with kfree_rcu()");
 
 module_param(leak, bool, 0400);
 MODULE_PARM_DESC(leak, "leave the allocations to test_alloc_tag_keeper at unload");
@@ -66,34 +82,48 @@ static const struct kernel_param_ops free_ops = {
 module_param_cb(free, &free_ops, NULL, 0200);
 MODULE_PARM_DESC(free, "write 1 to free the allocations");
 
-static void add_site(unsigned int line, u64 bytes, unsigned int calls)
+static void add_site(char *buf, size_t size, unsigned int line, u64 bytes,
+		     unsigned int calls)
 {
-	size_t len = strlen(sites);
+	size_t len = strlen(buf);
 
-	snprintf(sites + len, sizeof(sites) - len, "%s:%u %llu %u\n",
-		 __FILE__, line, bytes, calls);
+	snprintf(buf + len, size - len, "%s:%u %llu %u\n", __FILE__, line,
+		 bytes, calls);
+}
+
+/* What a kmalloc of @size is charged: the object size of its cache. */
+static u64 kmalloc_charge(size_t size)
+{
+	return kmalloc_caches[KMALLOC_NORMAL][kmalloc_index(size)]->size;
 }
 
 static int __init test_alloc_tag_init(void)
 {
-	unsigned int l_pages, l_page, l_large, l_area, l_counters;
+	unsigned int l_pages, l_page, l_large, l_area, l_counters, l_rcu;
 
 	pages = alloc_pages(GFP_KERNEL, 2); l_pages = __LINE__;
 	page = __get_free_page(GFP_KERNEL); l_page = __LINE__;
 	large = kmalloc(4 * PAGE_SIZE, GFP_KERNEL); l_large = __LINE__;
 	area = vmalloc(3 * PAGE_SIZE + 1); l_area = __LINE__;
 	counters = __alloc_percpu(4 * sizeof(u64), 8); l_counters = __LINE__;
-	if (!pages || !page || !large || !area || !counters) {
+	rcu_freed = kmalloc(sizeof(*rcu_freed), GFP_KERNEL); l_rcu = __LINE__;
+	if (!pages || !page || !large || !area || !counters || !rcu_freed) {
 		free_all();
+		kfree(rcu_freed);
 		return -ENOMEM;
 	}
-	add_site(l_pages, 4 * PAGE_SIZE, 1);
-	add_site(l_page, PAGE_SIZE, 1);
-	add_site(l_large, 4 * PAGE_SIZE, 1);
-	/* Each vmalloc'ed page is one call. */
-	add_site(l_area, 4 * PAGE_SIZE, 4);
+	add_site(sites, sizeof(sites), l_pages, 4 * PAGE_SIZE, 1);
+	add_site(sites, sizeof(sites), l_page, PAGE_SIZE, 1);
+	add_site(sites, sizeof(sites), l_large, 4 * PAGE_SIZE, 1);
+	/* Each vmalloc'ed page is one call, and so is its array of pages. */
+	add_site(sites, sizeof(sites), l_area,
+		 4 * PAGE_SIZE + kmalloc_charge(4 * sizeof(struct page *)),
+		 4 + 1);
 	/* A percpu area is charged once for every possible CPU. */
-	add_site(l_counters, 4 * sizeof(u64) * num_possible_cpus(), 1);
+	add_site(sites, sizeof(sites), l_counters,
+		 4 * sizeof(u64) * num_possible_cpus(), 1);
+	add_site(rcu_site, sizeof(rcu_site), l_rcu,
+		 PAGE_SIZE << get_order(sizeof(*rcu_freed)), 1);
 	return 0;
 }
 
@@ -116,6 +146,10 @@ static void __exit test_alloc_tag_exit(void)
 	}
 	/* Whatever the keeper did not take. */
 	free_all();
+	kfree_rcu(rcu_freed, rcu);
+	/* Must no longer run if the module stays for its tags. */
+	if (leak)
+		test_alloc_tag_keep_text(free_set);
 }
 
 module_init(test_alloc_tag_init);

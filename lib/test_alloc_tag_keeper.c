@@ -6,9 +6,13 @@
  *
  *   free=1 (write)	free them now
  *   held (read)	how many allocations it holds
+ *   exec (read)	"OWN KEPT": whether the keeper's own code and the code
+ *			test_alloc_tag left (as its module stays for its
+ *			tags) are executable, 1 or 0 (x86 only)
  */
 #include <linux/gfp.h>
 #include <linux/module.h>
+#include <linux/mm.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
@@ -55,6 +59,47 @@ int test_alloc_tag_keep(enum test_alloc_tag_kind kind, void *p,
 	return err;
 }
 EXPORT_SYMBOL_GPL(test_alloc_tag_keep);
+
+static const void *kept_text;
+
+/**
+ * test_alloc_tag_keep_text - remember code of a module being unloaded
+ * @text: an address in its text
+ */
+void test_alloc_tag_keep_text(const void *text)
+{
+	WRITE_ONCE(kept_text, text);
+}
+EXPORT_SYMBOL_GPL(test_alloc_tag_keep_text);
+
+static int text_executable(const void *text)
+{
+#ifdef CONFIG_X86
+	unsigned int level;
+	pte_t *pte;
+
+	if (!text)
+		return -ENOENT;
+	pte = lookup_address((unsigned long)text, &level);
+	if (!pte || !pte_present(*pte))
+		return 0;
+	return pte_exec(*pte);
+#else
+	return -EOPNOTSUPP;
+#endif
+}
+
+static int exec_get(char *buffer, const struct kernel_param *kp)
+{
+	return sysfs_emit(buffer, "%d %d\n", text_executable(exec_get),
+			  text_executable(READ_ONCE(kept_text)));
+}
+
+static const struct kernel_param_ops exec_ops = {
+	.get = exec_get,
+};
+module_param_cb(exec, &exec_ops, NULL, 0444);
+MODULE_PARM_DESC(exec, "whether the keeper's code and the kept code are executable");
 
 static void free_held(void)
 {

@@ -122,6 +122,20 @@ static size_t kmalloc_charge(const void *p)
 	return folio_size(folio);
 }
 
+/*
+ * What a vmalloc'ed area of @size is charged: each page as one call, and
+ * the kmalloc'ed array of its page pointers.
+ */
+static void vmalloc_charge(struct stress_obj *o, size_t size)
+{
+	unsigned int nr = DIV_ROUND_UP(size, PAGE_SIZE);
+	size_t array = nr * sizeof(struct page *);
+
+	o->calls = nr + 1;
+	o->bytes = nr * PAGE_SIZE +
+		   kmalloc_caches[KMALLOC_NORMAL][kmalloc_index(array)]->size;
+}
+
 static bool stress_alloc(struct stress_obj *o, enum stress_family family,
 			 struct rnd_state *rnd, mempool_t *pool)
 {
@@ -153,17 +167,13 @@ static bool stress_alloc(struct stress_obj *o, enum stress_family family,
 	case F_VMALLOC:
 		size = PAGE_SIZE + r % (4 * PAGE_SIZE);
 		p = AT(F_VMALLOC, __vmalloc(size, gfp));
-		/* Each page is one call. */
-		o->calls = DIV_ROUND_UP(size, PAGE_SIZE);
-		o->bytes = o->calls * PAGE_SIZE;
+		vmalloc_charge(o, size);
 		break;
 	case F_KVMALLOC:
 		size = 512 + r % (32 << 10);
 		p = AT(F_KVMALLOC, kvmalloc(size, gfp));
-		if (p && is_vmalloc_addr(p)) {
-			o->calls = DIV_ROUND_UP(size, PAGE_SIZE);
-			o->bytes = o->calls * PAGE_SIZE;
-		}
+		if (p && is_vmalloc_addr(p))
+			vmalloc_charge(o, size);
 		break;
 	case F_PERCPU:
 		size = 8 * (1 + r % 16);

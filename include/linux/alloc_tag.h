@@ -149,7 +149,10 @@ static inline void alloc_tag_sub(union codetag_ref *ref, size_t bytes)
 	struct alloc_tag *tag;
 
 	alloc_tag_sub_check(ref);
-	if (!ref->ct || is_codetag_empty(ref)) {
+	/* No store for an untagged object: its cache line stays clean. */
+	if (!ref->ct)
+		return;
+	if (is_codetag_empty(ref)) {
 		ref->ct = NULL;
 		return;
 	}
@@ -198,6 +201,22 @@ do {									\
 	alloc_hooks_tag(&_alloc_tag, _do_alloc);			\
 })
 
+/*
+ * For an entry point that remembers its caller for allocations it makes
+ * later on the caller's behalf (rhashtable_init()): the tag is current
+ * whatever the state, so that it is known if profiling is switched on
+ * later. Nothing is charged while profiling is off.
+ */
+#define alloc_hooks_always(_do_alloc)					\
+({									\
+	DEFINE_ALLOC_TAG(_alloc_tag);					\
+	struct alloc_tag *_saved_tag = alloc_tag_save(&_alloc_tag);	\
+	typeof(_do_alloc) _res = _do_alloc;				\
+									\
+	alloc_tag_restore(&_alloc_tag, _saved_tag);			\
+	_res;								\
+})
+
 #else /* CONFIG_MEM_ALLOC_PROFILING */
 
 #define DEFINE_ALLOC_TAG(_alloc_tag)
@@ -207,6 +226,7 @@ static inline bool mem_alloc_profiling_supported(void) { return false; }
 static inline void alloc_tag_show_mem(void) {}
 #define alloc_hooks(_do_alloc) _do_alloc
 #define alloc_hooks_tag(_tag, _do_alloc) _do_alloc
+#define alloc_hooks_always(_do_alloc) _do_alloc
 
 #endif /* CONFIG_MEM_ALLOC_PROFILING */
 

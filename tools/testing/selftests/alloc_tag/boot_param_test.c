@@ -2,7 +2,8 @@
 /*
  * sysctl.vm.mem_profiling= on the kernel command line. The harness boots
  * the test kernel once per value; the test reads /proc/cmdline to know
- * which value it got.
+ * which value it got. Besides 0, 1 and never, the kernel takes the
+ * boolean words of upstream's parameter (kstrtobool), whole.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -10,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -33,6 +35,22 @@ static long long total_bytes(void)
 	}
 	fclose(f);
 	return sum;
+}
+
+/* The state a boolean word of the command line asks for, or -1. */
+static int boot_state(const char *v)
+{
+	static const char * const words[][2] = {
+		{ "0", "1" }, { "n", "y" }, { "no", "yes" }, { "off", "on" },
+		{ "f", "t" }, { "false", "true" },
+	};
+	unsigned int i, state;
+
+	for (i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		for (state = 0; state < 2; state++)
+			if (!strcasecmp(v, words[i][state]))
+				return state;
+	return -1;
 }
 
 #define HELD_PAGES 64
@@ -76,7 +94,7 @@ TEST(command_line_value)
 		ASSERT_NE(NULL, held);
 		EXPECT_EQ(0, total_bytes());
 		release_memory(held);
-	} else if (!strcmp(v, "0")) {
+	} else if (boot_state(v) == 0) {
 		EXPECT_EQ(0, sysctl_read());
 		EXPECT_EQ(1, kmsg_contains("bytes of page_ext"));
 		EXPECT_EQ(0, kmsg_contains("Failed to set sysctl parameter"));
@@ -98,7 +116,7 @@ TEST(command_line_value)
 		 */
 		for (i = 0; (v = cmdline_value(BOOT_PARAM, i)); i++) {
 			snprintf(msg, sizeof(msg),
-				 BOOT_PARAM "%s: expected 0, 1 or never; keeping the default (1)",
+				 BOOT_PARAM "%s: expected 0, 1, never, y/n, yes/no, on/off, t/f or true/false; keeping the default (1)",
 				 v);
 			EXPECT_EQ(1, kmsg_contains(msg)) TH_LOG("no '%s'", msg);
 		}

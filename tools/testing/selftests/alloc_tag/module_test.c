@@ -5,9 +5,12 @@
  * name and exact bytes and calls; unloaded with live allocations, its lines
  * stay, charged and marked "module:unloaded", until test_alloc_tag_keeper
  * frees the memory, and are then gone; a new load gets lines of its own;
- * loading and unloading in a loop leaves nothing behind.
+ * loading and unloading in a loop leaves nothing behind. What the module
+ * frees with kfree_rcu() at unload is no live allocation, and the code of
+ * a module kept for its lines can no longer run.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +20,7 @@
 
 #include "../kselftest_harness.h"
 #include "allocinfo.h"
+#include "kmsg.h"
 
 #define MODNAME		"test_alloc_tag"
 #define KEEPER		"test_alloc_tag_keeper"
@@ -65,6 +69,18 @@ static void read_sites(struct __test_metadata *_metadata, struct site *sites)
 		ASSERT_EQ(3, fields);
 		line += n;
 	}
+	free(buf);
+}
+
+/* The allocation the module frees with kfree_rcu() at unload. */
+static void read_rcu_site(struct __test_metadata *_metadata, struct site *site)
+{
+	size_t len;
+	char *buf = read_file(PARAM(MODNAME, "rcu_site"), 128, &len);
+
+	ASSERT_NE(NULL, buf);
+	ASSERT_EQ(3, sscanf(buf, "%299s %lld %llu", site->where, &site->bytes,
+			    &site->calls));
 	free(buf);
 }
 
@@ -142,8 +158,11 @@ FIXTURE_TEARDOWN(module)
 /* What the module says it allocated is what its lines hold. */
 TEST_F(module, families)
 {
-	struct site *s = self->sites;
+	struct site *s = self->sites, rcu;
 	long long page = getpagesize();
+	struct tag_line *tags, live;
+	static struct kmsg_log log;
+	int n, nu, nl, kmsg;
 
 	ASSERT_EQ(0, module_load(KO(MODNAME), ""));
 	read_sites(_metadata, s);
@@ -156,16 +175,64 @@ TEST_F(module, families)
 	EXPECT_EQ(1, s[1].calls);
 	EXPECT_EQ(4 * page, s[2].bytes);
 	EXPECT_EQ(1, s[2].calls);
-	EXPECT_EQ(4 * page, s[3].bytes);
-	EXPECT_EQ(4, s[3].calls);
+	/* Four pages and the array of their struct page pointers. */
+	EXPECT_LT(4 * page, s[3].bytes);
+	EXPECT_GT(5 * page, s[3].bytes);
+	EXPECT_EQ(5, s[3].calls);
 	EXPECT_EQ(32LL * possible_cpus(), s[4].bytes);
 	EXPECT_EQ(1, s[4].calls);
 	expect_sites(_metadata, s, 0, 1, 1);
 
+	read_rcu_site(_metadata, &rcu);
+	EXPECT_EQ(4 * page, rcu.bytes);
+	EXPECT_EQ(1, rcu.calls);
+
 	ASSERT_EQ(0, write_file(PARAM(MODNAME, "free"), "1"));
 	expect_sites(_metadata, s, 0, 1, 0);
+	tags = read_tags(_metadata, &n);
+	count_lines(tags, n, &rcu, &nu, &nl, &live);
+	free(tags);
+	ASSERT_EQ(1, nl);
+	EXPECT_EQ(rcu.bytes, live.bytes);
+	EXPECT_EQ(rcu.calls, live.calls);
+
+	/* The unload frees the last allocation with kfree_rcu(). */
+	kmsg = kmsg_open_at_end();
+	ASSERT_LE(0, kmsg);
 	ASSERT_EQ(0, module_unload(MODNAME));
 	expect_sites(_metadata, s, 0, 0, 0);
+	tags = read_tags(_metadata, &n);
+	count_lines(tags, n, &rcu, &nu, &nl, &live);
+	free(tags);
+	EXPECT_EQ(0, nu) TH_LOG("%s kept after the unload", rcu.where);
+	EXPECT_EQ(0, nl);
+	ASSERT_EQ(0, kmsg_read(kmsg, &log));
+	close(kmsg);
+	EXPECT_EQ(-1, kmsg_find_sub(&log, 0, MODNAME " unloaded with"));
+	kmsg_free(&log);
+}
+
+/*
+ * A module kept for its lines keeps its code only as memory: a stale call
+ * into it (a timer left armed) must fault rather than run.
+ */
+TEST_F(module, kept_code_not_executable)
+{
+	int own, kept;
+	char *buf;
+	size_t len;
+
+	ASSERT_EQ(0, module_load(KO(MODNAME), "leak=1"));
+	ASSERT_EQ(0, module_unload(MODNAME));
+	buf = read_file(PARAM(KEEPER, "exec"), 64, &len);
+	ASSERT_NE(NULL, buf);
+	ASSERT_EQ(2, sscanf(buf, "%d %d", &own, &kept));
+	free(buf);
+	if (own == -EOPNOTSUPP)
+		SKIP(return, "page permissions are only read on x86");
+	EXPECT_EQ(1, own) TH_LOG("the keeper's own code reads as not executable");
+	EXPECT_EQ(0, kept) TH_LOG("the kept module's code is still executable");
+	ASSERT_EQ(0, write_file(PARAM(KEEPER, "free"), "1"));
 }
 
 /*
