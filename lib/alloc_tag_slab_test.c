@@ -764,11 +764,11 @@ static void test_rhashtable_init_while_off(struct kunit *test)
  */
 static void test_gfp_layout(struct kunit *test)
 {
-	gfp_t gfp = __GFP_NO_OBJ_EXT;
 	RADIX_TREE(root, GFP_KERNEL);
+	gfp_t gfp = __GFP_NO_OBJ_EXT;
 	static int item;
-	char name[32];
 	unsigned int tag;
+	char name[32];
 
 	if (!IS_ENABLED(CONFIG_KASAN_HW_TAGS))
 		KUNIT_EXPECT_LE(test, __GFP_BITS_SHIFT + RADIX_TREE_MAX_TAGS, 31);

@@ -46,7 +46,7 @@ static int boot_state(const char *v)
 	};
 	unsigned int i, state;
 
-	for (i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(words); i++)
 		for (state = 0; state < 2; state++)
 			if (!strcasecmp(v, words[i][state]))
 				return state;
@@ -54,6 +54,7 @@ static int boot_state(const char *v)
 }
 
 #define HELD_PAGES 64
+#define EXPECTED "expected 0, 1, never, y/n, yes/no, on/off, t/f or true/false"
 
 /* Fault in anonymous memory, which profiling charges if it is on. */
 static char *hold_memory(void)
@@ -116,8 +117,8 @@ TEST(command_line_value)
 		 */
 		for (i = 0; (v = cmdline_value(BOOT_PARAM, i)); i++) {
 			snprintf(msg, sizeof(msg),
-				 BOOT_PARAM "%s: expected 0, 1, never, y/n, yes/no, on/off, t/f or true/false; keeping the default (1)",
-				 v);
+				 BOOT_PARAM "%s: %s; keeping the default (1)",
+				 v, EXPECTED);
 			EXPECT_EQ(1, kmsg_contains(msg)) TH_LOG("no '%s'", msg);
 		}
 		EXPECT_EQ(1, sysctl_read());

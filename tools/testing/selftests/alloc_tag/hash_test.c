@@ -34,7 +34,7 @@ static const struct {
 	{ "futex", "futex_init", 1 },
 };
 
-#define NR_CALLERS	(sizeof(callers) / sizeof(callers[0]))
+#define NR_CALLERS	ARRAY_SIZE(callers)
 
 TEST(hashes_charged_to_callers)
 {

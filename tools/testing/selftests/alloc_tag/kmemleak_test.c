@@ -28,7 +28,7 @@ static int is_ours(const char *frame)
 {
 	unsigned int i;
 
-	for (i = 0; i < sizeof(ours) / sizeof(ours[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(ours); i++)
 		if (strstr(frame, ours[i]))
 			return 1;
 	return 0;

@@ -77,11 +77,13 @@ static void read_rcu_site(struct __test_metadata *_metadata, struct site *site)
 {
 	size_t len;
 	char *buf = read_file(PARAM(MODNAME, "rcu_site"), 128, &len);
+	int fields;
 
 	ASSERT_NE(NULL, buf);
-	ASSERT_EQ(3, sscanf(buf, "%299s %lld %llu", site->where, &site->bytes,
-			    &site->calls));
+	fields = sscanf(buf, "%299s %lld %llu", site->where, &site->bytes,
+			&site->calls);
 	free(buf);
+	ASSERT_EQ(3, fields);
 }
 
 /*
@@ -218,7 +220,7 @@ TEST_F(module, families)
  */
 TEST_F(module, kept_code_not_executable)
 {
-	int own, kept;
+	int own, kept, fields;
 	char *buf;
 	size_t len;
 
@@ -226,8 +228,9 @@ TEST_F(module, kept_code_not_executable)
 	ASSERT_EQ(0, module_unload(MODNAME));
 	buf = read_file(PARAM(KEEPER, "exec"), 64, &len);
 	ASSERT_NE(NULL, buf);
-	ASSERT_EQ(2, sscanf(buf, "%d %d", &own, &kept));
+	fields = sscanf(buf, "%d %d", &own, &kept);
 	free(buf);
+	ASSERT_EQ(2, fields);
 	if (own == -EOPNOTSUPP)
 		SKIP(return, "page permissions are only read on x86");
 	EXPECT_EQ(1, own) TH_LOG("the keeper's own code reads as not executable");
