@@ -689,6 +689,25 @@ static bool rht_resizing(struct rhashtable *ht)
 }
 
 /*
+ * Inserts @n objects into @ht, then lets the worker finish growing the
+ * table and the old tables be freed.
+ */
+static void rht_fill(struct kunit *test, struct rhashtable *ht,
+		     struct rht_obj *objs, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		objs[i].key = i;
+		KUNIT_ASSERT_EQ(test, rhashtable_insert_fast(ht, &objs[i].node,
+							     rht_params), 0);
+	}
+	for (i = 0; i < 100 && rht_resizing(ht); i++)
+		msleep(20);
+	rcu_barrier();
+}
+
+/*
  * A hash table's bucket tables are charged to its rhashtable_init() line,
  * also those its resize worker allocates later.
  */
@@ -696,7 +715,7 @@ static void test_rhashtable(struct kunit *test)
 {
 	struct rhashtable ht;
 	struct rht_obj *objs;
-	unsigned int line, size0, i;
+	unsigned int line, size0;
 	int n = 200;
 
 	objs = kcalloc(n, sizeof(*objs), GFP_KERNEL);
@@ -705,15 +724,7 @@ static void test_rhashtable(struct kunit *test)
 	size0 = rcu_dereference_protected(ht.tbl, 1)->size;
 	expect_charged(test, tag_at(test, line), rht_table_bytes(&ht), 1);
 
-	for (i = 0; i < n; i++) {
-		objs[i].key = i;
-		KUNIT_ASSERT_EQ(test, rhashtable_insert_fast(&ht, &objs[i].node,
-							     rht_params), 0);
-	}
-	/* Let the worker finish growing, and the old tables be freed. */
-	for (i = 0; i < 100 && rht_resizing(&ht); i++)
-		msleep(20);
-	rcu_barrier();
+	rht_fill(test, &ht, objs, n);
 	KUNIT_EXPECT_GT(test, rcu_dereference_protected(ht.tbl, 1)->size, size0);
 	expect_charged(test, tag_at(test, line), rht_table_bytes(&ht), 1);
 
@@ -730,7 +741,7 @@ static void test_rhashtable_init_while_off(struct kunit *test)
 {
 	struct rhashtable ht;
 	struct rht_obj *objs;
-	unsigned int line, i;
+	unsigned int line;
 	int n = 200;
 
 	if (IS_ENABLED(CONFIG_MEM_ALLOC_PROFILING_DEBUG))
@@ -743,14 +754,7 @@ static void test_rhashtable_init_while_off(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, mem_alloc_profiling_set(true), 0);
 	expect_charged(test, tag_at(test, line), 0, 0);
 
-	for (i = 0; i < n; i++) {
-		objs[i].key = i;
-		KUNIT_ASSERT_EQ(test, rhashtable_insert_fast(&ht, &objs[i].node,
-							     rht_params), 0);
-	}
-	for (i = 0; i < 100 && rht_resizing(&ht); i++)
-		msleep(20);
-	rcu_barrier();
+	rht_fill(test, &ht, objs, n);
 	expect_charged(test, tag_at(test, line), rht_table_bytes(&ht), 1);
 	rhashtable_destroy(&ht);
 	expect_charged(test, tag_at(test, line), 0, 0);
