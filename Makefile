@@ -18,6 +18,16 @@ KERNEL_debug   := tinyconfig:$(TEST_FRAGS),configs/memcg.config,configs/profilin
 # (kmemleak, UBSAN, DEBUG_PAGEALLOC, page_owner, SLUB_DEBUG_ON, PREEMPT,
 # PROVE_RCU, NUMA), without KASAN and profiling's own DEBUG checks.
 KERNEL_hardening := tinyconfig:$(TEST_FRAGS),configs/memcg.config,configs/profiling.config,configs/profiling-test.config,configs/hardening.config
+# Cross-built (build only): the architectures whose per-cpu operations and
+# page-table helpers differ most from x86. KARCH_/KCROSS_<name>: ARCH and
+# CROSS_COMPILE (Debian's gcc-<triplet>).
+CROSS_FRAGS    := configs/cross.config,configs/profiling.config,configs/profiling-test.config
+KERNEL_ppc64el := tinyconfig:$(CROSS_FRAGS),configs/ppc64el.config
+KARCH_ppc64el  := powerpc
+KCROSS_ppc64el := powerpc64le-linux-gnu-
+KERNEL_s390x   := tinyconfig:$(CROSS_FRAGS),configs/s390x.config
+KARCH_s390x    := s390
+KCROSS_s390x   := s390x-linux-gnu-
 KERNEL_slab    := tinyconfig:configs/guest.config,configs/memcg.config,configs/slab.config
 KERNEL_slob    := tinyconfig:configs/guest.config,configs/slob.config
 KERNEL_run     := x86_64_defconfig:kernel:kvm_guest.config,configs/guest.config,configs/run.config,configs/profiling.config
@@ -32,7 +42,8 @@ KERNEL_benchoff  := $(KERNEL_benchprof),configs/profiling-off.config
 # boot-parameter boots run only their own test. KSELFTESTS "-" means the
 # kernel is only built.
 CHECK_BOOTS       := test nonprof debug hardening boot-never boot-off \
-		     boot-bogus oom build-slab build-slob
+		     boot-bogus oom build-slab build-slob build-ppc64el \
+		     build-s390x
 SHOW_MEM          := alloc_tag:show_mem_test
 BENCH             := alloc_tag:bench_test
 STRESS            := alloc_tag:stress_test
@@ -53,8 +64,11 @@ BOOT_boot-bogus   := test|alloc_tag:boot_param_test,$(SHOW_MEM)|kunit.enable=0 \
 BOOT_oom          := test|alloc_tag:oom_test|kunit.enable=0 mem=256M
 BOOT_build-slab   := slab|-|
 BOOT_build-slob   := slob|-|
+BOOT_build-ppc64el := ppc64el|-|
+BOOT_build-s390x  := s390x|-|
 export KERNEL_test KERNEL_nonprof KERNEL_debug KERNEL_hardening KERNEL_slab \
-	KERNEL_slob
+	KERNEL_slob KERNEL_ppc64el KARCH_ppc64el KCROSS_ppc64el KERNEL_s390x \
+	KARCH_s390x KCROSS_s390x
 
 .PHONY: all deps tree export check checkpatch run shell bench stress clean help
 
@@ -86,7 +100,8 @@ export:
 	@harness/overlay.sh export . $(TREE)
 
 kernel-%: tree
-	@harness/build-kernel.sh $(TREE) $(B)/kernel-$* $(KERNEL_$*)
+	@KARCH=$(KARCH_$*) KCROSS=$(KCROSS_$*) \
+		harness/build-kernel.sh $(TREE) $(B)/kernel-$* $(KERNEL_$*)
 
 check: tree
 	@harness/check.sh $(TREE) $(foreach b,$(CHECK_BOOTS),"$(b)|$(BOOT_$(b))")

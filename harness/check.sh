@@ -41,6 +41,7 @@ PY
 
 # Each boot: NAME|KERNEL|TESTS|APPEND. KERNEL_<KERNEL> in the environment is
 # that kernel's BASE_TARGET:FRAG,...; a kernel is built once per run.
+# KARCH_<KERNEL> and KCROSS_<KERNEL>, if set: a cross-built kernel.
 # TESTS "-": build the kernel only; the build is the one test.
 declare -A built
 for boot in "$@"; do
@@ -50,9 +51,10 @@ for boot in "$@"; do
 	verdicts+=("$verdict")
 	mkdir -p "$out/$name"
 	echo "check: boot $name (kernel $kernel${append:+, $append})"
-	spec=KERNEL_$kernel
+	spec=KERNEL_$kernel karch=KARCH_$kernel kcross=KCROSS_$kernel
 	if [ "$tests" = - ]; then
-		if "$here/build-kernel.sh" "$tree" "$kdir" "${!spec}"; then
+		if KARCH=${!karch:-} KCROSS=${!kcross:-} \
+			"$here/build-kernel.sh" "$tree" "$kdir" "${!spec}"; then
 			build_passed "$name" "$verdict"
 		else
 			fail_step "$name" "building kernel $kernel failed (see $kdir/build.log)" "$verdict"

@@ -10,6 +10,7 @@ packages=(
 	build-essential bc bison flex libelf-dev libssl-dev dwarves
 	cpio xz-utils kmod rsync git perl python3 ccache file
 	qemu-system-x86 busybox-static
+	gcc-powerpc64le-linux-gnu gcc-s390x-linux-gnu
 	prometheus python3-sphinx python3-sphinx-rtd-theme
 )
 

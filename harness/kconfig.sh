@@ -6,6 +6,7 @@
 #   kconfig.sh TREE OUT BASE_TARGET [kernel:FRAG ...] [FRAG ...]
 # kernel:FRAG names a fragment shipped in the kernel tree (kernel/configs/);
 # it is merged but not verified (kvm_guest.config asks for S390 options).
+# KARCH in the environment: the kernel's ARCH (default x86_64).
 set -euo pipefail
 tree=$1 out=$2 base=$3
 shift 3
@@ -20,7 +21,7 @@ for f in "$@"; do
 	esac
 done
 
-kmake() { make -s -C "$tree" O="$out" ARCH=x86_64 "$@"; }
+kmake() { make -s -C "$tree" O="$out" ARCH="${KARCH:-x86_64}" "$@"; }
 
 log=$out/kconfig.log
 if ! { kmake "$base" &&

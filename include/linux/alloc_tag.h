@@ -14,6 +14,8 @@
 #include <linux/bug.h>
 #include <linux/codetag.h>
 #include <linux/container_of.h>
+/* this_cpu_*() may disable interrupts (asm-generic/percpu.h). */
+#include <linux/irqflags.h>
 #include <linux/jump_label.h>
 #include <linux/percpu.h>
 
