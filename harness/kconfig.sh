@@ -6,7 +6,8 @@
 #   kconfig.sh TREE OUT BASE_TARGET [kernel:FRAG ...] [FRAG ...]
 # kernel:FRAG names a fragment shipped in the kernel tree (kernel/configs/);
 # it is merged but not verified (kvm_guest.config asks for S390 options).
-# KARCH in the environment: the kernel's ARCH (default x86_64).
+# KARCH and KCROSS in the environment: ARCH (default x86_64) and
+# CROSS_COMPILE, so that Kconfig asks the compiler that will build.
 set -euo pipefail
 tree=$1 out=$2 base=$3
 shift 3
@@ -21,7 +22,10 @@ for f in "$@"; do
 	esac
 done
 
-kmake() { make -s -C "$tree" O="$out" ARCH="${KARCH:-x86_64}" "$@"; }
+kmake() {
+	make -s -C "$tree" O="$out" ARCH="${KARCH:-x86_64}" \
+		CROSS_COMPILE="${KCROSS:-}" "$@"
+}
 
 log=$out/kconfig.log
 if ! { kmake "$base" &&

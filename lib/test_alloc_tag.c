@@ -15,14 +15,12 @@
  */
 #include <linux/cpumask.h>
 #include <linux/gfp.h>
-#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/percpu.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 
-#include "../mm/slab.h"
 #include "test_alloc_tag.h"
 
 static struct page *pages;	/* order 2 */
@@ -91,12 +89,6 @@ static void add_site(char *buf, size_t size, unsigned int line, u64 bytes,
 		 bytes, calls);
 }
 
-/* What a kmalloc of @size is charged: the object size of its cache. */
-static u64 kmalloc_charge(size_t size)
-{
-	return kmalloc_caches[KMALLOC_NORMAL][kmalloc_index(size)]->size;
-}
-
 static int __init test_alloc_tag_init(void)
 {
 	unsigned int l_pages, l_page, l_large, l_area, l_counters, l_rcu;
@@ -117,7 +109,7 @@ static int __init test_alloc_tag_init(void)
 	add_site(sites, sizeof(sites), l_large, 4 * PAGE_SIZE, 1);
 	/* Each vmalloc'ed page is one call, and so is its array of pages. */
 	add_site(sites, sizeof(sites), l_area,
-		 4 * PAGE_SIZE + kmalloc_charge(4 * sizeof(struct page *)),
+		 4 * PAGE_SIZE + test_vmalloc_array_charge(4),
 		 4 + 1);
 	/* A percpu area is charged once for every possible CPU. */
 	add_site(sites, sizeof(sites), l_counters,

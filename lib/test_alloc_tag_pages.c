@@ -36,14 +36,12 @@
 #include <linux/vmalloc.h>
 
 /* struct kmem_cache, for the size of a kmalloc cache's objects */
-#include "../mm/slab.h"
+#include "test_alloc_tag.h"
 
 #define TATP_NR			4	/* allocations of each kind */
 #define TATP_ORDER		2
 #define TATP_EXACT_SIZE		(3 * PAGE_SIZE)
 #define TATP_VMALLOC_PAGES	4
-/* The array of page pointers __vmalloc_area_node() gives the area */
-#define TATP_ARRAY_SIZE	(TATP_VMALLOC_PAGES * sizeof(struct page *))
 
 static struct page *tatp_page[TATP_NR];
 static struct page *tatp_order2[TATP_NR];
@@ -111,20 +109,6 @@ static noinline __noclone int tatp_alloc_exact(void)
 	return 0;
 }
 
-/*
- * What a vmalloc() of TATP_VMALLOC_PAGES pages is charged beyond its pages:
- * __vmalloc_area_node() kmallocs the area's array of page pointers (it
- * vmallocs it only when larger than a page), an object of a kmalloc cache.
- */
-static unsigned int tatp_array_bytes(void)
-{
-	struct kmem_cache *s;
-
-	BUILD_BUG_ON(TATP_ARRAY_SIZE > PAGE_SIZE);
-	s = kmalloc_caches[KMALLOC_NORMAL][kmalloc_index(TATP_ARRAY_SIZE)];
-	return s->size;
-}
-
 static noinline __noclone int tatp_alloc_vmalloc(void)
 {
 	unsigned int i, line = 0;
@@ -136,7 +120,9 @@ static noinline __noclone int tatp_alloc_vmalloc(void)
 			return -ENOMEM;
 		tatp_area[i] = p;
 	}
-	tatp_add_site(__func__, line, tatp_array_bytes(), 1);
+	/* Beyond the pages: their array, one more allocation. */
+	tatp_add_site(__func__, line,
+		      test_vmalloc_array_charge(TATP_VMALLOC_PAGES), 1);
 	return 0;
 }
 

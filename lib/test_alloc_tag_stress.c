@@ -40,7 +40,7 @@
 #include <linux/spinlock.h>
 #include <linux/vmalloc.h>
 
-#include "../mm/slab.h"
+#include "test_alloc_tag.h"
 
 enum stress_family {
 	F_KMALLOC, F_CACHE, F_PAGES, F_VMALLOC, F_KVMALLOC, F_PERCPU,
@@ -129,11 +129,9 @@ static size_t kmalloc_charge(const void *p)
 static void vmalloc_charge(struct stress_obj *o, size_t size)
 {
 	unsigned int nr = DIV_ROUND_UP(size, PAGE_SIZE);
-	size_t array = nr * sizeof(struct page *);
 
 	o->calls = nr + 1;
-	o->bytes = nr * PAGE_SIZE +
-		   kmalloc_caches[KMALLOC_NORMAL][kmalloc_index(array)]->size;
+	o->bytes = nr * PAGE_SIZE + test_vmalloc_array_charge(nr);
 }
 
 static bool stress_alloc(struct stress_obj *o, enum stress_family family,
