@@ -9,8 +9,10 @@ TARBALL = /usr/src/$(BASE_PACKAGE).tar.xz
 PY     := /usr/bin/python3
 
 # Kernels: NAME = BASE_TARGET:FRAGMENT,FRAGMENT,... merged in that order.
-# kernel:X is the kernel's own kernel/configs/X.
-TEST_FRAGS     := configs/guest.config,configs/test.config
+# kernel:X is the kernel's own kernel/configs/X. DEBARCH_<name>: a kernel
+# of that Debian architecture (harness/arch.sh; default amd64).
+GUEST_FRAGS    := configs/guest.config,configs/x86.config
+TEST_FRAGS     := $(GUEST_FRAGS),configs/test.config
 KERNEL_test    := tinyconfig:$(TEST_FRAGS),configs/profiling.config,configs/profiling-test.config
 KERNEL_nonprof := tinyconfig:$(TEST_FRAGS),configs/memcg.config
 KERNEL_debug   := tinyconfig:$(TEST_FRAGS),configs/memcg.config,configs/profiling.config,configs/profiling-test.config,configs/debug.config
@@ -18,22 +20,23 @@ KERNEL_debug   := tinyconfig:$(TEST_FRAGS),configs/memcg.config,configs/profilin
 # (kmemleak, UBSAN, DEBUG_PAGEALLOC, page_owner, SLUB_DEBUG_ON, PREEMPT,
 # PROVE_RCU, NUMA), without KASAN and profiling's own DEBUG checks.
 KERNEL_hardening := tinyconfig:$(TEST_FRAGS),configs/memcg.config,configs/profiling.config,configs/profiling-test.config,configs/hardening.config
-# Cross-built (build only): the architectures whose per-cpu operations and
-# page-table helpers differ most from x86. KARCH_/KCROSS_<name>: ARCH and
-# CROSS_COMPILE (Debian's gcc-<triplet>).
-CROSS_FRAGS    := configs/cross.config,configs/profiling.config,configs/profiling-test.config
-KERNEL_ppc64el := tinyconfig:$(CROSS_FRAGS),configs/ppc64el.config
-KARCH_ppc64el  := powerpc
-KCROSS_ppc64el := powerpc64le-linux-gnu-
-KERNEL_s390x   := tinyconfig:$(CROSS_FRAGS),configs/s390x.config
-KARCH_s390x    := s390
-KCROSS_s390x   := s390x-linux-gnu-
-KERNEL_slab    := tinyconfig:configs/guest.config,configs/memcg.config,configs/slab.config
-KERNEL_slob    := tinyconfig:configs/guest.config,configs/slob.config
-KERNEL_run     := x86_64_defconfig:kernel:kvm_guest.config,configs/guest.config,configs/run.config,configs/profiling.config
+# The test kernel on arm64 (QEMU's virt machine), cross-built.
+KERNEL_arm64   := tinyconfig:configs/guest.config,configs/test.config,configs/profiling.config,configs/profiling-test.config,configs/arm64.config
+DEBARCH_arm64  := arm64
+# Profiling, its KUnit suites and test module on another architecture:
+# make check builds ppc64el and s390x (their per-cpu operations and
+# page-table helpers differ most from x86's); make arches boots them.
+ARCH_FRAGS     := configs/guest.config,configs/profiling.config,configs/profiling-test.config
+KERNEL_ppc64el := tinyconfig:$(ARCH_FRAGS),configs/ppc64el.config
+DEBARCH_ppc64el := ppc64el
+KERNEL_s390x   := tinyconfig:$(ARCH_FRAGS),configs/s390x.config
+DEBARCH_s390x  := s390x
+KERNEL_slab    := tinyconfig:$(GUEST_FRAGS),configs/memcg.config,configs/slab.config
+KERNEL_slob    := tinyconfig:$(GUEST_FRAGS),configs/slob.config
+KERNEL_run     := x86_64_defconfig:kernel:kvm_guest.config,$(GUEST_FRAGS),configs/run.config,configs/profiling.config
 # make bench: the same kernel without profiling, with it on by default,
 # and with it off by default.
-KERNEL_benchbase := tinyconfig:configs/guest.config,configs/memcg.config,configs/bench.config
+KERNEL_benchbase := tinyconfig:$(GUEST_FRAGS),configs/memcg.config,configs/bench.config
 KERNEL_benchprof := $(KERNEL_benchbase),configs/profiling.config
 KERNEL_benchoff  := $(KERNEL_benchprof),configs/profiling-off.config
 
@@ -41,13 +44,14 @@ KERNEL_benchoff  := $(KERNEL_benchprof),configs/profiling-off.config
 # KERNEL|KSELFTESTS|KERNEL ARGS; each kernel is built once, and the
 # boot-parameter boots run only their own test. KSELFTESTS "-" means the
 # kernel is only built.
-CHECK_BOOTS       := test nonprof debug hardening boot-never boot-off \
+CHECK_BOOTS       := test arm64 nonprof debug hardening boot-never boot-off \
 		     boot-bogus oom build-slab build-slob build-ppc64el \
 		     build-s390x
 SHOW_MEM          := alloc_tag:show_mem_test
 BENCH             := alloc_tag:bench_test
 STRESS            := alloc_tag:stress_test
 BOOT_test         := test|alloc_tag:allocinfo_test,alloc_tag:module_test,$(SHOW_MEM),$(BENCH),$(STRESS)|
+BOOT_arm64        := arm64|alloc_tag:allocinfo_test,alloc_tag:module_test|
 BOOT_nonprof      := nonprof|alloc_tag:noprof_test,alloc_tag:memcg_kmem_test,$(SHOW_MEM),$(BENCH)|
 BOOT_debug        := debug|alloc_tag:allocinfo_test,alloc_tag:module_test,alloc_tag:memcg_kmem_test,$(SHOW_MEM),$(BENCH),$(STRESS)|
 # Two NUMA nodes; page_owner on, for page_owner_test; kmemleak_test last.
@@ -67,8 +71,8 @@ BOOT_build-slob   := slob|-|
 BOOT_build-ppc64el := ppc64el|-|
 BOOT_build-s390x  := s390x|-|
 export KERNEL_test KERNEL_nonprof KERNEL_debug KERNEL_hardening KERNEL_slab \
-	KERNEL_slob KERNEL_ppc64el KARCH_ppc64el KCROSS_ppc64el KERNEL_s390x \
-	KARCH_s390x KCROSS_s390x
+	KERNEL_slob KERNEL_arm64 DEBARCH_arm64 KERNEL_ppc64el DEBARCH_ppc64el \
+	KERNEL_s390x DEBARCH_s390x
 
 .PHONY: all deps tree export check checkpatch run shell bench stress clean help
 
@@ -87,8 +91,10 @@ help:
 
 deps: $(B)/.deps
 
-$(B)/.deps: base.pin harness/deps.sh
-	harness/deps.sh
+# The architectures make check cross-builds (besides amd64).
+CHECK_ARCHES := arm64 ppc64el s390x
+$(B)/.deps: base.pin harness/deps.sh harness/arch.sh
+	harness/deps.sh $(B)/busybox $(CHECK_ARCHES)
 	@mkdir -p $(B) && touch $@
 
 tree: deps
@@ -100,8 +106,7 @@ export:
 	@harness/overlay.sh export . $(TREE)
 
 kernel-%: tree
-	@KARCH=$(KARCH_$*) KCROSS=$(KCROSS_$*) \
-		harness/build-kernel.sh $(TREE) $(B)/kernel-$* $(KERNEL_$*)
+	@DEBARCH=$(DEBARCH_$*) harness/build-kernel.sh $(TREE) $(B)/kernel-$* $(KERNEL_$*)
 
 check: tree
 	@harness/check.sh $(TREE) $(foreach b,$(CHECK_BOOTS),"$(b)|$(BOOT_$(b))")

@@ -1,11 +1,14 @@
 #!/bin/bash
 # Configure (when the config inputs changed) and build one kernel out of tree.
 #   build-kernel.sh TREE OUT BASE_TARGET:FRAGMENT,FRAGMENT,...
-# Output: OUT/arch/x86/boot/bzImage (and modules when CONFIG_MODULES=y).
-# KARCH and KCROSS in the environment cross-build for another ARCH with
-# CROSS_COMPILE=KCROSS (Debian's gcc-<triplet>): vmlinux and modules.
+# Output: OUT/$KIMAGE (arch.sh; OUT/arch/x86/boot/bzImage on amd64), the
+# device tree if the architecture's QEMU machine needs one, and modules when
+# CONFIG_MODULES=y. DEBARCH in the environment (a Debian architecture,
+# default amd64) cross-builds with Debian's gcc-<triplet>.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=arch.sh
+. "$here/arch.sh"
 tree=$1 out=$2 spec=$3
 IFS=, read -r -a frags <<<"${spec#*:}"
 set -- "${spec%%:*}" "${frags[@]}"
@@ -14,7 +17,7 @@ mkdir -p "$out"
 # Reconfigure only when the base target, a fragment or the Kconfig files
 # changed; otherwise keep .config (and every object) as it is.
 inputs=$( {
-	echo "$* ${KARCH:-}"
+	echo "$* $DEBARCH"
 	for f in "$@"; do
 		case $f in
 		kernel:*) cat "$tree/kernel/configs/${f#kernel:}" ;;
@@ -29,16 +32,14 @@ if [ ! -f "$out/.config" ] || [ "$(cat "$out/.config-inputs" 2>/dev/null)" != "$
 	echo "$inputs" >"$out/.config-inputs"
 fi
 
-arch=${KARCH:-x86_64}
-targets=bzImage
-[ "$arch" = x86_64 ] || targets=vmlinux
+targets="${KIMAGE##*/} $KDTB"
 grep -q '^CONFIG_MODULES=y' "$out/.config" && targets="$targets modules"
 export KBUILD_BUILD_TIMESTAMP='Thu Jan  1 00:00:00 UTC 2026'
 export KBUILD_BUILD_USER=alloc-tag KBUILD_BUILD_HOST=harness
 echo "build: $out ($targets), log in $out/build.log"
 start=$(date +%s)
-if ! make -C "$tree" O="$(cd "$out" && pwd)" ARCH="$arch" \
-	CROSS_COMPILE="${KCROSS:-}" CC="ccache ${KCROSS:-}gcc" \
+if ! make -C "$tree" O="$(cd "$out" && pwd)" ARCH="$KARCH" \
+	CROSS_COMPILE="$KCROSS" CC="ccache ${KCROSS}gcc" \
 	-j"$(nproc)" $targets >"$out/build.log" 2>&1; then
 	grep -E 'error|Error' "$out/build.log" | head -n 40 >&2
 	echo "build: FAILED: $out (see $out/build.log)" >&2

@@ -41,7 +41,8 @@ PY
 
 # Each boot: NAME|KERNEL|TESTS|APPEND. KERNEL_<KERNEL> in the environment is
 # that kernel's BASE_TARGET:FRAG,...; a kernel is built once per run.
-# KARCH_<KERNEL> and KCROSS_<KERNEL>, if set: a cross-built kernel.
+# DEBARCH_<KERNEL>, if set: a kernel of that Debian architecture (arch.sh),
+# cross-built and booted on its QEMU machine.
 # TESTS "-": build the kernel only; the build is the one test.
 declare -A built
 for boot in "$@"; do
@@ -51,10 +52,12 @@ for boot in "$@"; do
 	verdicts+=("$verdict")
 	mkdir -p "$out/$name"
 	echo "check: boot $name (kernel $kernel${append:+, $append})"
-	spec=KERNEL_$kernel karch=KARCH_$kernel kcross=KCROSS_$kernel
+	spec=KERNEL_$kernel debarch=DEBARCH_$kernel
+	export DEBARCH=${!debarch:-amd64}
+	# shellcheck source=arch.sh
+	. "$here/arch.sh"
 	if [ "$tests" = - ]; then
-		if KARCH=${!karch:-} KCROSS=${!kcross:-} \
-			"$here/build-kernel.sh" "$tree" "$kdir" "${!spec}"; then
+		if "$here/build-kernel.sh" "$tree" "$kdir" "${!spec}"; then
 			build_passed "$name" "$verdict"
 		else
 			fail_step "$name" "building kernel $kernel failed (see $kdir/build.log)" "$verdict"
@@ -78,8 +81,8 @@ for boot in "$@"; do
 		fail_step "$name" "building the guest failed" "$verdict"
 		continue
 	fi
-	/usr/bin/python3 "$here/ktest.py" boot --name "$name" \
-		--kernel "$kdir/arch/x86/boot/bzImage" \
+	/usr/bin/python3 "$here/ktest.py" boot --name "$name" --arch "$DEBARCH" \
+		--kernel "$kdir/$KIMAGE" ${KDTB:+--dtb "$kdir/arch/$KARCH/boot/dts/$KDTB"} \
 		--initrd "$out/$name/initramfs.cpio.gz" --outdir "$out/$name" \
 		--timeout "${CHECK_TIMEOUT:-900}" ${KVM:+--kvm} \
 		--append "harness.tests=$tests $append"

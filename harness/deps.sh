@@ -1,18 +1,30 @@
 #!/bin/bash
 # Install what the build, the guest and the tests need, from Debian's archive.
-# Usage: deps.sh  (as root; does nothing when everything is present)
+# Usage: deps.sh BUSYBOX_DIR [DEBARCH...]
+# (as root; does nothing when everything is present). For each other Debian
+# architecture: its cross compiler and C library (static test programs), its
+# QEMU, and its busybox-static, unpacked as BUSYBOX_DIR/DEBARCH/busybox.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../base.pin
 . "$here/../base.pin"
+busybox_dir=$1
+shift
 
 packages=(
 	build-essential bc bison flex libelf-dev libssl-dev dwarves
 	cpio xz-utils kmod rsync git perl python3 ccache file
 	qemu-system-x86 busybox-static
-	gcc-powerpc64le-linux-gnu gcc-s390x-linux-gnu
 	prometheus python3-sphinx python3-sphinx-rtd-theme
 )
+foreign=()
+for arch in "$@"; do
+	# shellcheck source=arch.sh
+	DEBARCH=$arch . "$here/arch.sh"
+	[ "$arch" = amd64 ] && continue
+	packages+=("gcc-${KCROSS%-}" "libc6-dev-$arch-cross" "$QEMU_PACKAGE")
+	[ -x "$busybox_dir/$arch/busybox" ] || foreign+=("$arch")
+done
 
 missing=()
 for p in "${packages[@]}"; do
@@ -24,7 +36,7 @@ have_base=$(dpkg-query -W -f='${Status} ${Version}' "$BASE_PACKAGE" 2>/dev/null 
 want_base=
 [ "$have_base" = "install ok installed $BASE_VERSION" ] || want_base=1
 
-[ ${#missing[@]} -eq 0 ] && [ -z "$want_base" ] && exit 0
+[ ${#missing[@]} -eq 0 ] && [ -z "$want_base" ] && [ ${#foreign[@]} -eq 0 ] && exit 0
 
 if [ "$(id -u)" != 0 ]; then
 	echo "deps: missing packages: ${missing[*]} ${want_base:+$BASE_PACKAGE=$BASE_VERSION}" >&2
@@ -35,8 +47,16 @@ fi
 export DEBIAN_FRONTEND=noninteractive
 apt_get() { apt-get -o Dpkg::Use-Pty=0 -q -y "$@"; }
 
+# Each architecture's busybox comes from the archive as a package of that
+# architecture, which apt lists once dpkg knows the architecture.
+for arch in "${foreign[@]}"; do
+	dpkg --print-foreign-architectures | grep -qx "$arch" ||
+		dpkg --add-architecture "$arch"
+done
 echo "deps: apt-get update"
-apt_get update >/dev/null
+# A list that fails to download (a mirror in sync, an architecture's
+# security list) is reported; a package missing because of it fails below.
+apt_get update >/dev/null || echo "deps: apt-get update reported errors" >&2
 
 if [ ${#missing[@]} -gt 0 ]; then
 	echo "deps: installing ${missing[*]}"
@@ -56,3 +76,15 @@ if [ -n "$want_base" ]; then
 		dpkg-query -W -f='deps: WARNING: using ${Package} ${Version}\n' "$BASE_PACKAGE" >&2
 	fi
 fi
+
+for arch in "${foreign[@]}"; do
+	echo "deps: busybox-static:$arch"
+	dl=$(mktemp -d)
+	(cd "$dl" && chmod 777 . && apt_get download "busybox-static:$arch" >/dev/null)
+	mkdir -p "$busybox_dir/$arch"
+	dpkg-deb --fsys-tarfile "$dl"/busybox-static_*.deb |
+		tar -xO ./bin/busybox >"$busybox_dir/$arch/busybox.tmp"
+	chmod 0755 "$busybox_dir/$arch/busybox.tmp"
+	mv "$busybox_dir/$arch/busybox.tmp" "$busybox_dir/$arch/busybox"
+	rm -rf "$dl"
+done

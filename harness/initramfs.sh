@@ -5,18 +5,24 @@
 # The tool is built, static, from TREE/tools/vm/allocinfo.c into /bin.
 # TESTDIR (from selftests.sh) becomes /tests; its run-list says what to run.
 # Modules built in KERNEL_OUT go to /lib/modules (flat, by file name).
+# DEBARCH in the environment (arch.sh): a guest of that Debian architecture,
+# with its busybox from BUSYBOX_DIR/DEBARCH (deps.sh; default build/busybox).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=arch.sh
+. "$here/arch.sh"
+busybox=/bin/busybox
+[ "$DEBARCH" = amd64 ] || busybox=${BUSYBOX_DIR:-build/busybox}/$DEBARCH/busybox
 out=$1 tree=$2 tests=${3:-} kout=${4:-}
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 
 mkdir -p "$stage"/{bin,dev,proc,sys,tmp,tests,lib/modules}
-cp /bin/busybox "$stage/bin/busybox"
+cp "$busybox" "$stage/bin/busybox"
 file -L "$stage/bin/busybox" | grep -q 'statically linked' ||
-	{ echo "initramfs: /bin/busybox is not static (install busybox-static)" >&2; exit 1; }
+	{ echo "initramfs: $busybox is not static (install busybox-static)" >&2; exit 1; }
 install -m 0755 "$here/guest/init" "$stage/init"
-gcc -O2 -Wall -static -o "$stage/bin/allocinfo" "$tree/tools/vm/allocinfo.c"
+"${KCROSS}gcc" -O2 -Wall -static -o "$stage/bin/allocinfo" "$tree/tools/vm/allocinfo.c"
 if [ -n "$tests" ] && [ -d "$tests" ]; then
 	cp -a "$tests"/. "$stage/tests/"
 fi

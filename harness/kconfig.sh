@@ -6,9 +6,11 @@
 #   kconfig.sh TREE OUT BASE_TARGET [kernel:FRAG ...] [FRAG ...]
 # kernel:FRAG names a fragment shipped in the kernel tree (kernel/configs/);
 # it is merged but not verified (kvm_guest.config asks for S390 options).
-# KARCH and KCROSS in the environment: ARCH (default x86_64) and
-# CROSS_COMPILE, so that Kconfig asks the compiler that will build.
+# DEBARCH in the environment (arch.sh): configure for that architecture,
+# asking the compiler that will build it.
 set -euo pipefail
+# shellcheck source=arch.sh
+. "$(dirname "$0")/arch.sh"
 tree=$1 out=$2 base=$3
 shift 3
 mkdir -p "$out"
@@ -23,8 +25,8 @@ for f in "$@"; do
 done
 
 kmake() {
-	make -s -C "$tree" O="$out" ARCH="${KARCH:-x86_64}" \
-		CROSS_COMPILE="${KCROSS:-}" "$@"
+	make -s -C "$tree" O="$out" ARCH="$KARCH" \
+		CROSS_COMPILE="$KCROSS" "$@"
 }
 
 log=$out/kconfig.log

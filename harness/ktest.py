@@ -1,11 +1,15 @@
 #!/usr/bin/python3
 """Boot a test kernel under QEMU, read its verdict, and summarize.
 
-  ktest.py boot --name N --kernel BZIMAGE --initrd CPIO --outdir DIR
+  ktest.py boot --name N --kernel IMAGE --initrd CPIO --outdir DIR
+                [--arch DEBARCH] [--dtb DTB]
                 [--mode check|run|shell|bench] [--timeout S] [--kvm]
                 [--smp N] [--icount] [--cpu MODEL] [--append ARGS]
-      Boots once. The console (ttyS0) goes to DIR/console.log, the results
-      channel (ttyS1) to DIR/results.txt. Writes DIR/verdict.json and prints
+      Boots once, on the QEMU machine of DEBARCH (a Debian architecture,
+      default amd64; see MACHINES). The console (ttyS0 on x86) goes to
+      DIR/console.log, the results channel (ttyS1 on x86; the guest's /init
+      finds it as harness.results=) to DIR/results.txt. Writes
+      DIR/verdict.json and prints
       every failure with the lines that caused it. Exit 1 on any failure.
       --icount: QEMU counts instructions (one per guest nanosecond) and
       runs the CPUs in turn, so the guest's clock measures work done.
@@ -43,7 +47,7 @@ SPLAT_PATTERNS = [
     r'lock held when returning to user space',
     r'INFO: task .* blocked for more than',
     r'Kernel panic',
-    r'Call Trace:',
+    r'Call [Tt]race:',
 ]
 SPLAT_RE = re.compile('|'.join(SPLAT_PATTERNS))
 # Lines the splat patterns would catch that are harmless by construction.
@@ -286,10 +290,51 @@ def numa_options(nodes, memory, smp):
     return opts
 
 
+class Machine:
+    """How one Debian architecture's kernel boots under QEMU: the program
+    and machine options, the console, and the results channel: a second
+    serial port (SECOND_SERIAL) or a virtio console on the given virtio
+    serial device; RESULTS is its name in the guest's /dev."""
+
+    def __init__(self, qemu, options, console, results, virtio_serial=None,
+                 max_memory=None, smp=True):
+        self.qemu = qemu
+        self.options = options
+        self.console = console
+        self.results = results
+        self.virtio_serial = virtio_serial
+        self.max_memory = max_memory
+        self.smp = smp
+
+
+MACHINES = {
+    'amd64': Machine('qemu-system-x86_64', [], 'ttyS0', 'ttyS1'),
+    'i386': Machine('qemu-system-i386', [], 'ttyS0', 'ttyS1'),
+    'arm64': Machine('qemu-system-aarch64', ['-M', 'virt', '-cpu', 'cortex-a57'],
+                     'ttyAMA0', 'hvc0', 'virtio-serial-device'),
+    'armhf': Machine('qemu-system-arm', ['-M', 'virt', '-cpu', 'cortex-a15'],
+                     'ttyAMA0', 'hvc0', 'virtio-serial-device'),
+    'armel': Machine('qemu-system-arm', ['-M', 'versatilepb'],
+                     'ttyAMA0', 'ttyAMA1', max_memory='256M', smp=False),
+    'mips64el': Machine('qemu-system-mips64el', ['-M', 'malta', '-cpu', '5KEc'],
+                        'ttyS0', 'ttyS1', max_memory='256M', smp=False),
+    'mipsel': Machine('qemu-system-mipsel', ['-M', 'malta'],
+                      'ttyS0', 'ttyS1', max_memory='256M', smp=False),
+    'ppc64el': Machine('qemu-system-ppc64', ['-M', 'pseries', '-cpu', 'power9'],
+                       'hvc0', 'hvc1'),
+    's390x': Machine('qemu-system-s390x', ['-M', 's390-ccw-virtio'],
+                     'ttysclp0', 'hvc0', 'virtio-serial-ccw'),
+}
+
+
 def qemu_command(args, console_log, results_log):
-    cmd = ['qemu-system-x86_64', '-m', str(args.memory),
-           '-no-reboot', '-display', 'none', '-monitor', 'none',
-           '-kernel', args.kernel, '-initrd', args.initrd]
+    m = MACHINES[args.arch]
+    memory = m.max_memory or args.memory
+    cmd = [m.qemu] + m.options + [
+        '-m', str(memory), '-no-reboot', '-display', 'none',
+        '-monitor', 'none', '-kernel', args.kernel, '-initrd', args.initrd]
+    if args.dtb:
+        cmd += ['-dtb', args.dtb]
     if args.kvm:
         cmd += ['-accel', 'kvm', '-cpu', 'host']
     else:
@@ -298,16 +343,22 @@ def qemu_command(args, console_log, results_log):
             cmd += ['-cpu', args.cpu]
         if args.icount:
             cmd += ['-icount', 'shift=0,sleep=off']
-    cmd += numa_options(numa_nodes(args.append), args.memory, args.smp)
-    append = 'console=ttyS0 panic=-1 harness.mode=%s %s' % (args.mode,
-                                                             args.append)
+    if m.smp:
+        cmd += numa_options(numa_nodes(args.append), memory, args.smp)
+    append = 'console=%s panic=-1 harness.results=%s harness.mode=%s %s' % (
+        m.console, m.results, args.mode, args.append)
     cmd += ['-append', append.strip()]
     if args.mode in ('check', 'bench'):
         cmd += ['-serial', 'file:' + console_log]
     else:
         cmd += ['-chardev', 'stdio,id=con,signal=off,logfile=' + console_log,
                 '-serial', 'chardev:con']
-    cmd += ['-serial', 'file:' + results_log]
+    if m.virtio_serial:
+        cmd += ['-device', m.virtio_serial,
+                '-chardev', 'file,id=results,path=' + results_log,
+                '-device', 'virtconsole,chardev=results']
+    else:
+        cmd += ['-serial', 'file:' + results_log]
     return cmd
 
 
@@ -399,6 +450,8 @@ def main():
     b = sub.add_parser('boot')
     b.add_argument('--name', required=True)
     b.add_argument('--kernel', required=True)
+    b.add_argument('--arch', default='amd64', choices=sorted(MACHINES))
+    b.add_argument('--dtb', help='device tree for QEMU (-dtb)')
     b.add_argument('--initrd', required=True)
     b.add_argument('--outdir', required=True)
     b.add_argument('--mode', default='check',

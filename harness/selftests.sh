@@ -3,7 +3,11 @@
 #   selftests.sh TREE KERNEL_OUT DEST
 # DEST/<collection>/<prog> plus DEST/run-list ("collection:prog" per line,
 # from the kselftest Makefile's emit_tests) which the guest's /init runs.
+# DEBARCH in the environment (arch.sh): built with that architecture's
+# cross compiler.
 set -euo pipefail
+# shellcheck source=arch.sh
+. "$(dirname "$0")/arch.sh"
 tree=$1 kout=$2 dest=$3
 rm -rf "$dest"
 mkdir -p "$dest"
@@ -15,7 +19,7 @@ for collection in alloc_tag; do
 	mkdir -p "$obj"
 	kst() {
 		make -s -C "$src" OUTPUT="$obj" KHDR_INCLUDES="-isystem $(cd "$kout" && pwd)/usr/include" \
-			LDFLAGS=-static INSTALL_PATH="$(cd "$dest" && pwd)/$collection" "$@"
+			CROSS_COMPILE="$KCROSS" LDFLAGS=-static INSTALL_PATH="$(cd "$dest" && pwd)/$collection" "$@"
 	}
 	kst install
 	kst COLLECTION="$collection" emit_tests | grep ":" >>"$dest/run-list"
