@@ -11,7 +11,7 @@ PY     := /usr/bin/python3
 # Kernels: NAME = BASE_TARGET:FRAGMENT,FRAGMENT,... merged in that order.
 # kernel:X is the kernel's own kernel/configs/X. DEBARCH_<name>: a kernel
 # of that Debian architecture (harness/arch.sh; default amd64).
-GUEST_FRAGS    := configs/guest.config,configs/x86.config
+GUEST_FRAGS    := configs/guest.config,configs/amd64.config
 TEST_FRAGS     := $(GUEST_FRAGS),configs/test.config
 KERNEL_test    := tinyconfig:$(TEST_FRAGS),configs/profiling.config,configs/profiling-test.config
 KERNEL_nonprof := tinyconfig:$(TEST_FRAGS),configs/memcg.config
@@ -22,15 +22,11 @@ KERNEL_debug   := tinyconfig:$(TEST_FRAGS),configs/memcg.config,configs/profilin
 KERNEL_hardening := tinyconfig:$(TEST_FRAGS),configs/memcg.config,configs/profiling.config,configs/profiling-test.config,configs/hardening.config
 # The test kernel on arm64 (QEMU's virt machine), cross-built.
 KERNEL_arm64   := tinyconfig:configs/guest.config,configs/test.config,configs/profiling.config,configs/profiling-test.config,configs/arm64.config
-DEBARCH_arm64  := arm64
-# Profiling, its KUnit suites and test module on another architecture:
-# make check builds ppc64el and s390x (their per-cpu operations and
-# page-table helpers differ most from x86's); make arches boots them.
+# Profiling, its KUnit suites and test module on another architecture
+# (KERNEL_<debarch>, below): make check builds ppc64el and s390x (their
+# per-cpu operations and page-table helpers differ most from x86's); make
+# arches boots them all.
 ARCH_FRAGS     := configs/guest.config,configs/profiling.config,configs/profiling-test.config
-KERNEL_ppc64el := tinyconfig:$(ARCH_FRAGS),configs/ppc64el.config
-DEBARCH_ppc64el := ppc64el
-KERNEL_s390x   := tinyconfig:$(ARCH_FRAGS),configs/s390x.config
-DEBARCH_s390x  := s390x
 KERNEL_slab    := tinyconfig:$(GUEST_FRAGS),configs/memcg.config,configs/slab.config
 KERNEL_slob    := tinyconfig:$(GUEST_FRAGS),configs/slob.config
 KERNEL_run     := x86_64_defconfig:kernel:kvm_guest.config,$(GUEST_FRAGS),configs/run.config,configs/profiling.config
@@ -45,8 +41,7 @@ KERNEL_benchoff  := $(KERNEL_benchprof),configs/profiling-off.config
 # boot-parameter boots run only their own test. KSELFTESTS "-" means the
 # kernel is only built.
 CHECK_BOOTS       := test arm64 nonprof debug hardening boot-never boot-off \
-		     boot-bogus oom build-slab build-slob build-ppc64el \
-		     build-s390x
+		     boot-bogus oom build-ppc64el build-s390x
 SHOW_MEM          := alloc_tag:show_mem_test
 BENCH             := alloc_tag:bench_test
 STRESS            := alloc_tag:stress_test
@@ -70,17 +65,36 @@ BOOT_build-slab   := slab|-|
 BOOT_build-slob   := slob|-|
 BOOT_build-ppc64el := ppc64el|-|
 BOOT_build-s390x  := s390x|-|
-export KERNEL_test KERNEL_nonprof KERNEL_debug KERNEL_hardening KERNEL_slab \
-	KERNEL_slob KERNEL_arm64 DEBARCH_arm64 KERNEL_ppc64el DEBARCH_ppc64el \
-	KERNEL_s390x DEBARCH_s390x
 
-.PHONY: all deps tree export check checkpatch run shell bench stress clean help
+# make arches: each of Debian 12's release architectures, with profiling
+# (its KUnit suites, allocinfo_test and module_test, booted on the
+# architecture's QEMU machine: amd64 and arm64 boot make check's test
+# kernels) and without (built only: SLUB without memory cgroups or slab
+# extensions); and x86 with the SLAB and SLOB allocators, which profiling
+# does not support but whose renamed APIs must build.
+ARCHES       := amd64 i386 arm64 armhf armel mips64el mipsel ppc64el s390x
+ARCH_TESTS   := alloc_tag:allocinfo_test,alloc_tag:module_test
+arch_kernel   = $(if $(filter amd64,$(1)),test,$(1))
+$(foreach a,$(filter-out amd64 arm64,$(ARCHES)),\
+	$(eval KERNEL_$(a) := tinyconfig:$(ARCH_FRAGS),configs/$(a).config))
+$(foreach a,$(ARCHES),\
+	$(eval DEBARCH_$(a) := $(a)) \
+	$(eval KERNEL_nonprof_$(a) := tinyconfig:configs/guest.config,configs/$(a).config) \
+	$(eval DEBARCH_nonprof_$(a) := $(a)) \
+	$(eval BOOT_arch-$(a) := $(call arch_kernel,$(a))|$(ARCH_TESTS)|) \
+	$(eval BOOT_nonprof-$(a) := nonprof_$(a)|-|))
+ARCHES_BOOTS := $(foreach a,$(ARCHES),arch-$(a) nonprof-$(a)) build-slab build-slob
+
+export $(filter KERNEL_% DEBARCH_%,$(.VARIABLES))
+
+.PHONY: all deps tree export check arches checkpatch run shell bench stress clean help
 
 all: help
 
 help:
 	@echo "make check   build the test kernels, boot them, run all tests"
 	@echo "make run     build the realistic kernel, boot it, run a workload"
+	@echo "make arches  build and boot on each of Debian's nine architectures"
 	@echo "make shell   the same kernel with an interactive shell"
 	@echo "make bench   measure profiling's overhead (ICOUNT=1: instruction counts)"
 	@echo "make stress  the stress test for STRESS_SECONDS (600) in STRESS_KERNEL (test)"
@@ -117,6 +131,11 @@ run shell: kernel-run
 		--kernel $(B)/kernel-run/arch/x86/boot/bzImage \
 		--initrd $(B)/run/initramfs.cpio.gz --outdir $(B)/$@ \
 		--memory 2G --timeout 600 $(if $(KVM),--kvm)
+
+# Every Debian architecture: see ARCHES above.
+arches: tree
+	@harness/deps.sh $(B)/busybox $(ARCHES)
+	@harness/check.sh --boots-only arches $(TREE) $(foreach b,$(ARCHES_BOOTS),"$(b)|$(BOOT_$(b))")
 
 # The overhead table: kernels without and with profiling, one guest per
 # configuration and round. BENCH_ARGS passes --rounds, --repeat, --ms.

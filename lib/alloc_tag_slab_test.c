@@ -330,7 +330,8 @@ static void expect_vmalloc_charged(struct kunit *test, struct alloc_tag *tag,
 	expect_charged(test, tag, bytes, calls);
 }
 
-#define VM_SIZE		(6UL << 20)
+/* Half again the largest block the page allocator has (6 MiB on x86). */
+#define VM_SIZE		(3 * (PAGE_SIZE << (MAX_ORDER - 1)) / 2)
 #define VM_PAGES	(VM_SIZE >> PAGE_SHIFT)
 
 static void test_kvmalloc(struct kunit *test)

@@ -332,13 +332,13 @@ static unsigned long long pfn_of(void *addr)
 #define MADV_SOFT_OFFLINE 101	/* asm-generic/mman-common.h */
 #endif
 
-#define THP_SIZE	(2UL << 20)
 #define THP_FILE	"mm/huge_memory.c"
 #define THP_FUNC	"do_huge_pmd_anonymous_page"
 #define MIGRATE_FILE	"mm/migrate.c"
 #define MIGRATE_FUNC	"alloc_migration_target"
 
 #define THP_ENABLED	"/sys/kernel/mm/transparent_hugepage/enabled"
+#define THP_PMD_SIZE	"/sys/kernel/mm/transparent_hugepage/hpage_pmd_size"
 
 /*
  * The THP mode in force ("always", "madvise" or "never"), from the
@@ -359,48 +359,57 @@ static void thp_mode(char *mode, size_t size)
 }
 
 /*
- * Two THPs are charged to the fault that allocated them; splitting them
- * keeps the bytes there (each page becomes one call); migrating some of
- * the pages (soft offline) moves nothing off that line; unmapping frees
- * it all.
+ * Two THPs (PMD-sized: 2 MiB on x86) are charged to the fault that
+ * allocated them; splitting them keeps the bytes there (each page becomes
+ * one call); migrating some of the pages (soft offline) moves nothing off
+ * that line; unmapping frees it all.
  */
 TEST(thp_split_and_migration)
 {
 	long long b0, c0, b, c, mb0, mc0, mb, mc;
 	unsigned long long pfn[16];
-	char *raw, *p, cmd[128], mode[16];
+	char *raw, *p, cmd[128], mode[16], *size;
 	int fd, i, page = getpagesize();
+	unsigned long thp_size;
+	size_t len;
 
 	/*
 	 * Only the madvised range below may get THPs: with "always", the
 	 * test's own heap, grown by reading the report, sometimes got one
 	 * too, charged to the same line.
 	 */
+	if (access(THP_ENABLED, F_OK))
+		SKIP(return, "no transparent huge pages in this kernel");
+	size = read_file(THP_PMD_SIZE, 32, &len);
+	ASSERT_NE(NULL, size);
+	thp_size = strtoul(size, NULL, 10);
+	free(size);
+	ASSERT_NE(0, thp_size);
 	thp_mode(mode, sizeof(mode));
 	ASSERT_NE('\0', mode[0]);
 	ASSERT_EQ(0, write_file(THP_ENABLED, "madvise"));
-	raw = mmap(NULL, 3 * THP_SIZE, PROT_READ | PROT_WRITE,
+	raw = mmap(NULL, 3 * thp_size, PROT_READ | PROT_WRITE,
 		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(MAP_FAILED, raw);
-	p = (char *)(((unsigned long)raw + THP_SIZE - 1) & ~(THP_SIZE - 1));
-	ASSERT_EQ(0, madvise(p, 2 * THP_SIZE, MADV_HUGEPAGE));
+	p = (char *)(((unsigned long)raw + thp_size - 1) & ~(thp_size - 1));
+	ASSERT_EQ(0, madvise(p, 2 * thp_size, MADV_HUGEPAGE));
 	sum_func(_metadata, THP_FILE, THP_FUNC, &b0, &c0);
 	sum_func(_metadata, MIGRATE_FILE, MIGRATE_FUNC, &mb0, &mc0);
 
-	memset(p, 1, 2 * THP_SIZE);
+	memset(p, 1, 2 * thp_size);
 	sum_func(_metadata, THP_FILE, THP_FUNC, &b, &c);
-	EXPECT_EQ(2 * THP_SIZE, b - b0);
+	EXPECT_EQ(2 * thp_size, b - b0);
 	EXPECT_EQ(2, c - c0);
 
 	fd = open("/sys/kernel/debug/split_huge_pages", O_WRONLY);
 	ASSERT_LE(0, fd);
 	snprintf(cmd, sizeof(cmd), "%d,%#lx,%#lx", getpid(), (unsigned long)p,
-		 (unsigned long)p + 2 * THP_SIZE);
+		 (unsigned long)p + 2 * thp_size);
 	ASSERT_EQ((ssize_t)strlen(cmd), write(fd, cmd, strlen(cmd)));
 	close(fd);
 	sum_func(_metadata, THP_FILE, THP_FUNC, &b, &c);
-	EXPECT_EQ(2 * THP_SIZE, b - b0);
-	EXPECT_EQ(2 * THP_SIZE / page, c - c0);
+	EXPECT_EQ(2 * thp_size, b - b0);
+	EXPECT_EQ(2 * thp_size / page, c - c0);
 
 	for (i = 0; i < 16; i++)
 		pfn[i] = pfn_of(p + i * page);
@@ -411,13 +420,13 @@ TEST(thp_split_and_migration)
 			TH_LOG("page %d was not migrated", i);
 	}
 	sum_func(_metadata, THP_FILE, THP_FUNC, &b, &c);
-	EXPECT_EQ(2 * THP_SIZE, b - b0);
-	EXPECT_EQ(2 * THP_SIZE / page, c - c0);
+	EXPECT_EQ(2 * thp_size, b - b0);
+	EXPECT_EQ(2 * thp_size / page, c - c0);
 	sum_func(_metadata, MIGRATE_FILE, MIGRATE_FUNC, &mb, &mc);
 	EXPECT_EQ(mb0, mb);
 	EXPECT_EQ(mc0, mc);
 
-	ASSERT_EQ(0, munmap(raw, 3 * THP_SIZE));
+	ASSERT_EQ(0, munmap(raw, 3 * thp_size));
 	sum_func(_metadata, THP_FILE, THP_FUNC, &b, &c);
 	EXPECT_EQ(b0, b);
 	EXPECT_EQ(c0, c);
