@@ -27,6 +27,11 @@ if [ -z "$boots_only" ]; then
 	echo "check: documentation"
 	verdicts+=("$out/docs.json")
 	/usr/bin/python3 "$here/docs.py" . "$tree" build/docs "$out/docs.json"
+	echo "check: treewide scan of the converted allocator names"
+	verdicts+=("$out/treewide.json")
+	/usr/bin/python3 "$here/treewide.py" scan "$tree" "$here/treewide.reviewed" \
+		--json "$out/treewide-found.json" --verdict "$out/treewide.json" |
+		grep -v '\[reviewed\]'
 fi
 
 # A step that fails before booting still counts as a failure in the summary.

@@ -23,6 +23,7 @@ sys.path.insert(0, HERE)
 import bench  # noqa: E402
 import ktest  # noqa: E402
 import stress  # noqa: E402
+import treewide  # noqa: E402
 
 LOGS = os.path.join(HERE, 'tests')
 DONE = '# harness: kernel 6.1\n# harness: done\n'
@@ -481,6 +482,115 @@ class StressTable(unittest.TestCase):
         _, lines = self.table(results=results)
         self.assertEqual(self.row(lines, 'vm.mem_profiling toggles'),
                          '| vm.mem_profiling toggles | 12518 | - |')
+
+
+class Treewide(unittest.TestCase):
+    """The scan for uses of converted names that are not plain calls."""
+
+    def kind(self, code, name='kmalloc'):
+        m = next(m for m in __import__('re').finditer(r'\b%s\b' % name, code))
+        return treewide.classify(code, name, m.start(), m.end())
+
+    def test_classify(self):
+        self.assertIsNone(self.kind('p = kmalloc(4, GFP_KERNEL);'))
+        self.assertIsNone(self.kind('\treturn kmalloc(n, gfp);'))
+        self.assertIsNone(self.kind('.kmalloc = my_kmalloc,'))
+        self.assertEqual(self.kind('ops.alloc = kmalloc;'), 'value')
+        self.assertEqual(self.kind('f(&kmalloc);'), 'value')
+        self.assertEqual(self.kind('EXPORT_SYMBOL(kmalloc);'), 'value')
+        self.assertEqual(self.kind('#define my_alloc kmalloc'), 'value')
+        self.assertEqual(self.kind('p = ops->kmalloc(4, gfp);'), 'member call')
+        self.assertEqual(self.kind('void *(*kmalloc)(size_t);'),
+                         'pointer named')
+        self.assertEqual(self.kind('x = test_ ## kmalloc;'), 'pasted')
+        self.assertEqual(self.kind('void * __weak kmalloc(size_t s)'),
+                         'declared')
+        self.assertEqual(self.kind('kmalloc(size_t s, gfp_t g)'), 'declared')
+        self.assertEqual(self.kind('#undef kmalloc'), 'preprocessor')
+        self.assertEqual(self.kind('#define kmalloc(s, f) malloc(s)'),
+                         'redefined')
+
+    def test_scan_repo(self):
+        """A base declaring kmalloc(), the overlay making it a macro: the
+        one value use elsewhere is found, and passes only once reviewed."""
+        with tempfile.TemporaryDirectory() as d:
+            def write(path, text):
+                os.makedirs(os.path.dirname(os.path.join(d, path)),
+                            exist_ok=True)
+                with open(os.path.join(d, path), 'w') as f:
+                    f.write(text)
+
+            def git(*args):
+                subprocess.run(['git', '-C', d] + list(args), check=True,
+                               capture_output=True)
+            write('include/linux/slab.h', 'void *kmalloc(int s);\n')
+            write('mm/a.c', 'void *(*f)(int) = kmalloc;\n'
+                  '/* kmalloc in a comment */\n'
+                  'void g(void) { kmalloc(1); }\n')
+            git('init', '-q')
+            git('add', '.')
+            git('-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-qm',
+                'base')
+            git('branch', 'base')
+            write('include/linux/slab.h', 'void *kmalloc_noprof(int s);\n'
+                  '#define kmalloc(...) alloc_hooks(kmalloc_noprof(__VA_ARGS__))\n')
+            names = treewide.converted_names(d)
+            self.assertEqual(names, {'kmalloc': ['include/linux/slab.h']})
+            found = treewide.scan(d, set(names), names)
+            self.assertEqual([(f['file'], f['line'], f['kind'])
+                              for f in found], [('mm/a.c', 1, 'value')])
+            reviewed = os.path.join(d, 'reviewed')
+            write('reviewed', 'mm/a.c kmalloc value: a test\n')
+            self.assertEqual(treewide.read_reviewed(reviewed),
+                             {('mm/a.c', 'kmalloc', 'value'): 'a test'})
+            out = subprocess.run([sys.executable, os.path.join(HERE, 'treewide.py'),
+                                  'scan', d, reviewed], capture_output=True)
+            self.assertEqual(out.returncode, 0)
+            write('reviewed', 'mm/a.c kmalloc value: a test\n'
+                  'mm/b.c kmalloc value: gone\n')
+            out = subprocess.run([sys.executable, os.path.join(HERE, 'treewide.py'),
+                                  'scan', d, reviewed], capture_output=True)
+            self.assertEqual(out.returncode, 1)
+            write('reviewed', '')
+            out = subprocess.run([sys.executable, os.path.join(HERE, 'treewide.py'),
+                                  'scan', d, reviewed], capture_output=True,
+                                 text=True)
+            self.assertEqual(out.returncode, 1)
+            self.assertIn('mm/a.c:1: kmalloc value [NEW]', out.stdout)
+
+
+class Machines(unittest.TestCase):
+    """Each Debian architecture's QEMU command: console, results channel."""
+
+    def command(self, arch):
+        args = type('A', (), dict(arch=arch, memory='1G', kernel='K',
+                                  initrd='I', dtb=None, kvm=False, cpu=None,
+                                  icount=False, smp=2, append='x=1',
+                                  mode='check'))
+        return ktest.qemu_command(args, 'con.log', 'res.txt')
+
+    def test_amd64(self):
+        cmd = self.command('amd64')
+        self.assertEqual(cmd[0], 'qemu-system-x86_64')
+        self.assertIn('console=ttyS0 panic=-1 harness.results=ttyS1 '
+                      'harness.mode=check x=1', cmd)
+        self.assertEqual(cmd[-4:], ['-serial', 'file:con.log',
+                                    '-serial', 'file:res.txt'])
+
+    def test_arm64_virtio_results(self):
+        cmd = self.command('arm64')
+        self.assertEqual(cmd[:5], ['qemu-system-aarch64', '-M', 'virt',
+                                   '-cpu', 'cortex-a57'])
+        self.assertIn('console=ttyAMA0 panic=-1 harness.results=hvc0 '
+                      'harness.mode=check x=1', cmd)
+        self.assertEqual(cmd[-6:], ['-device', 'virtio-serial-device',
+                                    '-chardev', 'file,id=results,path=res.txt',
+                                    '-device', 'virtconsole,chardev=results'])
+
+    def test_armel_small_machine(self):
+        cmd = self.command('armel')
+        self.assertEqual(cmd[cmd.index('-m') + 1], '256M')
+        self.assertNotIn('-smp', cmd)
 
 
 class VerdictResult(unittest.TextTestResult):
