@@ -8,7 +8,8 @@
  *   held (read)	how many allocations it holds
  *   exec (read)	"OWN KEPT": whether the keeper's own code and the code
  *			test_alloc_tag left (as its module stays for its
- *			tags) are executable, 1 or 0 (x86 only)
+ *			tags) are executable, 1 or 0 (x86 with NX; -EOPNOTSUPP
+ *			elsewhere)
  */
 #include <linux/gfp.h>
 #include <linux/module.h>
@@ -80,6 +81,9 @@ static int text_executable(const void *text)
 
 	if (!text)
 		return -ENOENT;
+	/* No NX bit (32-bit without PAE, or the CPU has none): all runs. */
+	if (!(__supported_pte_mask & _PAGE_NX))
+		return -EOPNOTSUPP;
 	pte = lookup_address((unsigned long)text, &level);
 	if (!pte || !pte_present(*pte))
 		return 0;

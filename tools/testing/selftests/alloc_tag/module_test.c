@@ -232,7 +232,7 @@ TEST_F(module, kept_code_not_executable)
 	free(buf);
 	ASSERT_EQ(2, fields);
 	if (own == -EOPNOTSUPP)
-		SKIP(return, "page permissions are only read on x86");
+		SKIP(return, "page permissions are only read on x86 with NX");
 	EXPECT_EQ(1, own) TH_LOG("the keeper's own code reads as not executable");
 	EXPECT_EQ(0, kept) TH_LOG("the kept module's code is still executable");
 	ASSERT_EQ(0, write_file(PARAM(KEEPER, "free"), "1"));
