@@ -139,10 +139,6 @@ def scan(tree, names, defining):
         if stripped.startswith(('*', '/*', '//')) or \
                 re.match(r'#\s*include\b', stripped):
             continue
-        if path not in comments:
-            comments[path] = comment_lines('%s/%s' % (tree, path))
-        if int(lineno) in comments[path]:
-            continue
         code = strip_line(text)
         for m in word.finditer(code):
             # A name only architectures' headers convert is theirs alone.
@@ -155,6 +151,11 @@ def scan(tree, names, defining):
             # The overlay's own macros.
             if kind == 'redefined' and path in defining[m.group(1)]:
                 continue
+            # Read for comments only where a risky use is seen.
+            if path not in comments:
+                comments[path] = comment_lines('%s/%s' % (tree, path))
+            if int(lineno) in comments[path]:
+                break
             found.append({'file': path, 'line': int(lineno),
                           'name': m.group(1), 'kind': kind,
                           'text': text.strip()})
