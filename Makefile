@@ -87,7 +87,7 @@ ARCHES_BOOTS := $(foreach a,$(ARCHES),arch-$(a) nonprof-$(a)) build-slab build-s
 
 export $(filter KERNEL_% DEBARCH_%,$(.VARIABLES))
 
-.PHONY: all deps tree export check arches checkpatch run shell bench stress clean help
+.PHONY: all deps tree export check arches treewide checkpatch run shell bench stress clean help
 
 all: help
 
@@ -95,6 +95,7 @@ help:
 	@echo "make check   build the test kernels, boot them, run all tests"
 	@echo "make run     build the realistic kernel, boot it, run a workload"
 	@echo "make arches  build and boot on each of Debian's nine architectures"
+	@echo "make treewide  scan the tree for risky uses of the converted names, compile them"
 	@echo "make shell   the same kernel with an interactive shell"
 	@echo "make bench   measure profiling's overhead (ICOUNT=1: instruction counts)"
 	@echo "make stress  the stress test for STRESS_SECONDS (600) in STRESS_KERNEL (test)"
@@ -137,6 +138,17 @@ run shell: kernel-run
 arches: tree
 	@harness/deps.sh $(B)/busybox $(ARCHES)
 	@CHECK_TIMEOUT=$${CHECK_TIMEOUT:-300} harness/check.sh --boots-only arches $(TREE) $(foreach b,$(ARCHES_BOOTS),"$(b)|$(BOOT_$(b))")
+
+# The treewide scan, then every file it found compiled under x86_64
+# allmodconfig and arm64 defconfig, and arm64 defconfig's image and modules.
+treewide: tree
+	@mkdir -p $(B)/treewide
+	@$(PY) harness/treewide.py scan $(TREE) harness/treewide.reviewed \
+		--json $(B)/treewide/found.json
+	@$(PY) harness/treewide.py compile $(TREE) $(B)/treewide/found.json \
+		$(B)/treewide/x86_64 --arch x86_64 --config allmodconfig
+	@$(PY) harness/treewide.py compile $(TREE) $(B)/treewide/found.json \
+		$(B)/treewide/arm64 --arch arm64 --config defconfig --full
 
 # The overhead table: kernels without and with profiling, one guest per
 # configuration and round. BENCH_ARGS passes --rounds, --repeat, --ms.

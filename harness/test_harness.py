@@ -559,6 +559,40 @@ class Treewide(unittest.TestCase):
             self.assertIn('mm/a.c:1: kmalloc value [NEW]', out.stdout)
 
 
+    def test_compile_units(self):
+        """What compiles each found file on one architecture: a .c file
+        itself; a header, the .c files including it (its own directory's
+        first), or, if only headers do, theirs; not other architectures'."""
+        with tempfile.TemporaryDirectory() as d:
+            files = {'arch/x86/include/asm/page.h': '',
+                     'arch/x86/mm/a.c': '#include <asm/page.h>\n',
+                     'mm/b.c': '#include <asm/page.h>\n',
+                     'arch/arm64/mm/c.c': '#include <asm/page.h>\n',
+                     'include/asm-generic/nopmd.h': '',
+                     'arch/x86/include/asm/pgtable.h':
+                         '#include <asm-generic/nopmd.h>\n',
+                     'mm/d.c': '# include <asm/pgtable.h>\n',
+                     'drivers/x/x.h': '',
+                     'drivers/x/x.c': '#include "x.h"\n',
+                     'drivers/y/y.c': '#include "x.h"\n'}
+            for path, text in files.items():
+                os.makedirs(os.path.dirname(os.path.join(d, path)),
+                            exist_ok=True)
+                with open(os.path.join(d, path), 'w') as f:
+                    f.write(text)
+            subprocess.run(['git', '-C', d, 'init', '-q'], check=True)
+            subprocess.run(['git', '-C', d, 'add', '.'], check=True)
+            units = treewide.compile_units(
+                d, ['arch/x86/include/asm/page.h', 'drivers/x/x.h',
+                    'include/asm-generic/nopmd.h', 'mm/b.c',
+                    'arch/arm64/mm/c.c'], 'x86')
+            self.assertEqual(units, {
+                'arch/x86/include/asm/page.h': ['arch/x86/mm/a.c', 'mm/b.c'],
+                'drivers/x/x.h': ['drivers/x/x.c'],
+                'include/asm-generic/nopmd.h': ['mm/d.c'],
+                'mm/b.c': ['mm/b.c']})
+
+
 class Machines(unittest.TestCase):
     """Each Debian architecture's QEMU command: console, results channel."""
 

@@ -6,6 +6,13 @@ plain calls, in the whole kernel tree.
       Prints every risky use (FILE:LINE: NAME KIND: text) and fails on
       one that REVIEWED does not list (or a listed one no longer found).
       FILE gets the one test's result for make check's summary.
+  treewide.py compile TREE FOUND OUT --arch ARCH --config TARGET [--full]
+      Configures TREE for ARCH (the kernel's ARCH; x86_64 or arm64) with
+      make TARGET in OUT and compiles every file of the scan's FOUND
+      (its --json) that this architecture can build: a .c file as its
+      object, a header through the .c files that include it, its use
+      proved by the objects' dependency lists. --full also builds the
+      kernel image and its modules. Fails if anything fails to compile.
 
 A converted name is one the overlay defines as a function-like macro in a
 file where the base declared a function of that name: kmalloc(...) is now
@@ -19,9 +26,11 @@ redefining or #undef'ing it, declaring or defining a function of that name
 
 import argparse
 import json
+import os
 import re
 import subprocess
 import sys
+import time
 
 # Lines of the tree not compiled into the kernel, and the architectures
 # Debian 12 does not build.
@@ -177,6 +186,138 @@ def read_reviewed(path):
     return reviewed
 
 
+# The kernel's ARCH: its source directory, cross compiler and image.
+BUILD_ARCHES = {'x86_64': ('x86', '', 'bzImage'),
+                'arm64': ('arm64', 'aarch64-linux-gnu-', 'Image')}
+INCLUDERS = 8
+
+
+def include_name(header):
+    """How a .c file names HEADER: (name, directory it must be in)."""
+    m = re.match(r'(?:arch/[^/]+/)?include/(.+)$', header)
+    if m:
+        return m.group(1), None
+    return os.path.basename(header), os.path.dirname(header)
+
+
+def includers(tree, header, srcarch, suffix='*.c'):
+    """The files (SUFFIX) of this architecture or generic code that
+    include HEADER, those of the header's own directory first."""
+    name, where = include_name(header)
+    quote = '"' if where else '[<"]'
+    pattern = r'^\s*#\s*include\s*%s%s[>"]' % (quote, re.escape(name))
+    out = subprocess.run(['git', '-C', tree, 'grep', '-l', '-E', pattern,
+                          '--', '%s/%s' % (where, suffix) if where else suffix]
+                         + EXCLUDE, capture_output=True, text=True).stdout
+    files = [f for f in out.split() if arch_of(f) in (None, srcarch)]
+    home = os.path.dirname(header)
+    return sorted(files, key=lambda f: (not f.startswith(home), f))
+
+
+def compile_units(tree, files, srcarch):
+    """{file of FILES this architecture can build: [.c file, ...]}."""
+    units = {}
+    for f in files:
+        if arch_of(f) not in (None, srcarch):
+            continue
+        if f.endswith('.c'):
+            units[f] = [f]
+            continue
+        direct = includers(tree, f, srcarch)
+        if not direct:
+            # Included only by headers (asm-generic): their includers.
+            for h in includers(tree, f, srcarch, '*.h'):
+                direct += includers(tree, h, srcarch)
+        units[f] = direct[:INCLUDERS]
+    return units
+
+
+def make(tree, out, karch, *targets):
+    cross = BUILD_ARCHES[karch][1]
+    cmd = ['make', '-C', tree, 'O=' + os.path.abspath(out), 'ARCH=' + karch,
+           'CROSS_COMPILE=' + cross, 'CC=ccache %sgcc' % cross,
+           '-j%d' % os.cpu_count()] + list(targets)
+    with open(os.path.join(out, 'build.log'), 'a') as log:
+        log.write('$ %s\n' % ' '.join(cmd))
+        log.flush()
+        return subprocess.run(cmd, stdout=log, stderr=subprocess.STDOUT,
+                              env=dict(os.environ, KBUILD_MODPOST_WARN='1')
+                              ).returncode == 0
+
+
+def dependencies(out, obj):
+    """The source files kbuild recorded for OUT/OBJ, or None if not built."""
+    cmd = os.path.join(out, os.path.dirname(obj),
+                       '.%s.cmd' % os.path.basename(obj))
+    if not os.path.exists(cmd):
+        return None
+    with open(cmd) as f:
+        return set(re.findall(r'(\S+\.[ch])\b', f.read()))
+
+
+def compile_found(args):
+    srcarch, _, image = BUILD_ARCHES[args.arch]
+    with open(args.found) as f:
+        files = json.load(f)['files']
+    units = compile_units(args.tree, files, srcarch)
+    os.makedirs(args.out, exist_ok=True)
+    start = time.time()
+    if not os.path.exists(os.path.join(args.out, '.config')) and \
+            not make(args.tree, args.out, args.arch, args.config):
+        sys.exit('treewide: make %s failed (see %s/build.log)' %
+                 (args.config, args.out))
+    objs = sorted({u[:-2] + '.o' for us in units.values() for u in us})
+    for o in objs:
+        path = os.path.join(args.out, o)
+        if os.path.exists(path):
+            os.unlink(path)
+    make(args.tree, args.out, args.arch, '-k', 'prepare', *objs)
+    tree = os.path.abspath(args.tree)
+    built = {}
+    for o in objs:
+        deps = dependencies(args.out, o) \
+            if os.path.exists(os.path.join(args.out, o)) else None
+        if deps is not None:
+            built[o[:-2] + '.c'] = {os.path.relpath(d, tree) for d in deps
+                                    if d.startswith(tree + '/')} | \
+                {d for d in deps if not d.startswith('/')}
+    failed = []
+    with open(os.path.join(args.out, 'build.log')) as f:
+        log = f.read()
+    for o in objs:
+        if re.search(r'^make\[\d+\]: \*\*\* \[\S+: %s\]' %
+                     re.escape(o), log, re.M):
+            failed.append(o)
+    compiled = 0
+    for f, us in sorted(units.items()):
+        # A header is compiled by any object that depends on it.
+        users = sorted(u for u in built if f in built[u])
+        if any(u[:-2] + '.o' in failed for u in us):
+            state = 'FAILED'
+        elif users:
+            state = 'compiled' + ('' if users == [f] else
+                                  ' in %s%s' % (', '.join(users[:3]),
+                                                ', ...' * (len(users) > 3)))
+            compiled += 1
+        else:
+            state = 'not in make %s' % args.config
+        print('%s %s: %s' % (args.arch, f, state))
+    skipped = [f for f in files if f not in units]
+    print('%s: %d of %d files compiled (%d objects), %d not in make %s, '
+          '%d of other architectures, %d failed, %ds' %
+          (args.arch, compiled, len(files), len(built),
+           len(units) - compiled, args.config, len(skipped), len(failed),
+           time.time() - start))
+    ok = not failed
+    if args.full:
+        start = time.time()
+        ok = make(args.tree, args.out, args.arch, image, 'modules') and ok
+        print('%s: make %s modules %s, %ds' %
+              (args.arch, image, 'done' if ok else 'FAILED',
+               time.time() - start))
+    return 0 if ok else 1
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     sub = ap.add_subparsers(dest='cmd', required=True)
@@ -185,7 +326,16 @@ def main():
     s.add_argument('reviewed')
     s.add_argument('--json')
     s.add_argument('--verdict')
+    c = sub.add_parser('compile')
+    c.add_argument('tree')
+    c.add_argument('found')
+    c.add_argument('out')
+    c.add_argument('--arch', required=True, choices=sorted(BUILD_ARCHES))
+    c.add_argument('--config', required=True)
+    c.add_argument('--full', action='store_true')
     args = ap.parse_args()
+    if args.cmd == 'compile':
+        return compile_found(args)
 
     defining = converted_names(args.tree)
     found = scan(args.tree, set(defining), defining)
