@@ -17,6 +17,64 @@ rm -rf "$out"
 mkdir -p "$out"
 verdicts=()
 
+# Each boot: NAME|KERNEL|TESTS|APPEND. KERNEL_<KERNEL> in the environment is
+# that kernel's BASE_TARGET:FRAG,...; a kernel is built once per run.
+# DEBARCH_<KERNEL>, if set: a kernel of that Debian architecture (arch.sh),
+# cross-built and booted on its QEMU machine.
+# TESTS "-": build the kernel only; the build is the one test.
+#
+# The kernels are built in the background, one after the other in the
+# boots' order, while the steps below and the guests of kernels already
+# built run: the two cores stay busy through a guest's single-threaded
+# stretches and a build's links. Each build's output goes to
+# $out/build-KERNEL.log, shown when its boot comes; $out/build-KERNEL
+# says ok or failed.
+declare -A selftests
+for boot in "$@"; do
+	IFS='|' read -r name kernel tests append <<<"$boot"
+	[ "$tests" = - ] || selftests[$kernel]=1
+done
+build_all() {
+	local -A started
+	local boot name kernel tests append spec debarch state
+	for boot in "$@"; do
+		IFS='|' read -r name kernel tests append <<<"$boot"
+		[ -z "${started[$kernel]:-}" ] || continue
+		started[$kernel]=1
+		spec=KERNEL_$kernel debarch=DEBARCH_$kernel
+		state=ok
+		(
+			export DEBARCH=${!debarch:-amd64}
+			# shellcheck source=arch.sh
+			. "$here/arch.sh"
+			"$here/build-kernel.sh" "$tree" "build/kernel-$kernel" "${!spec}" &&
+				if [ -n "${selftests[$kernel]:-}" ]; then
+					"$here/selftests.sh" "$tree" "build/kernel-$kernel" \
+						"build/selftests-$kernel"
+				fi
+		) >"$out/build-$kernel.log" 2>&1 || state=failed
+		echo "$state" >"$out/build-$kernel"
+	done
+}
+build_all "$@" &
+builder=$!
+trap 'kill 0' INT TERM
+
+# The state of KERNEL's build once it is done; its output shown once.
+declare -A shown
+built() {
+	while [ ! -f "$out/build-$1" ]; do
+		kill -0 "$builder" 2>/dev/null || [ -f "$out/build-$1" ] ||
+			echo failed >"$out/build-$1"
+		sleep 1
+	done
+	if [ -z "${shown[$1]:-}" ]; then
+		cat "$out/build-$1.log"
+		shown[$1]=1
+	fi
+	[ "$(cat "$out/build-$1")" = ok ]
+}
+
 if [ -z "$boots_only" ]; then
 	verdicts+=("$out/harness.json")
 	echo "check: harness self-tests"
@@ -52,12 +110,6 @@ json.dump({'name': sys.argv[1], 'tests': [['build', 'pass', '']],
 PY
 }
 
-# Each boot: NAME|KERNEL|TESTS|APPEND. KERNEL_<KERNEL> in the environment is
-# that kernel's BASE_TARGET:FRAG,...; a kernel is built once per run.
-# DEBARCH_<KERNEL>, if set: a kernel of that Debian architecture (arch.sh),
-# cross-built and booted on its QEMU machine.
-# TESTS "-": build the kernel only; the build is the one test.
-declare -A built
 for boot in "$@"; do
 	IFS='|' read -r name kernel tests append <<<"$boot"
 	kdir=build/kernel-$kernel
@@ -65,27 +117,19 @@ for boot in "$@"; do
 	verdicts+=("$verdict")
 	mkdir -p "$out/$name"
 	echo "check: boot $name (kernel $kernel${append:+, $append})"
-	spec=KERNEL_$kernel debarch=DEBARCH_$kernel
+	debarch=DEBARCH_$kernel
 	export DEBARCH=${!debarch:-amd64}
 	# shellcheck source=arch.sh
 	. "$here/arch.sh"
 	if [ "$tests" = - ]; then
-		if "$here/build-kernel.sh" "$tree" "$kdir" "${!spec}"; then
+		if built "$kernel"; then
 			build_passed "$name" "$verdict"
 		else
 			fail_step "$name" "building kernel $kernel failed (see $kdir/build.log)" "$verdict"
 		fi
 		continue
 	fi
-	if [ -z "${built[$kernel]:-}" ]; then
-		if ! "$here/build-kernel.sh" "$tree" "$kdir" "${!spec}" ||
-			! "$here/selftests.sh" "$tree" "$kdir" "build/selftests-$kernel"; then
-			built[$kernel]=failed
-		else
-			built[$kernel]=ok
-		fi
-	fi
-	if [ "${built[$kernel]}" != ok ]; then
+	if ! built "$kernel"; then
 		fail_step "$name" "building kernel $kernel or its tests failed (see $kdir/build.log)" "$verdict"
 		continue
 	fi
@@ -100,6 +144,7 @@ for boot in "$@"; do
 		--timeout "${CHECK_TIMEOUT:-900}" ${KVM:+--kvm} \
 		--append "harness.tests=$tests $append"
 done
+wait "$builder"
 
 echo "check: summary"
 exec /usr/bin/python3 "$here/ktest.py" summary "${verdicts[@]}"
