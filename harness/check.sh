@@ -27,8 +27,9 @@ verdicts=()
 # boots' order, while the steps below and the guests of kernels already
 # built run: the two cores stay busy through a guest's single-threaded
 # stretches and a build's links. Each build's output goes to
-# $out/build-KERNEL.log, shown when its boot comes; $out/build-KERNEL
+# $out/kernels/KERNEL.log, shown when its boot comes; $out/kernels/KERNEL
 # says ok or failed.
+mkdir -p "$out/kernels"
 declare -A selftests
 for boot in "$@"; do
 	IFS='|' read -r name kernel tests append <<<"$boot"
@@ -52,8 +53,8 @@ build_all() {
 					"$here/selftests.sh" "$tree" "build/kernel-$kernel" \
 						"build/selftests-$kernel"
 				fi
-		) >"$out/build-$kernel.log" 2>&1 || state=failed
-		echo "$state" >"$out/build-$kernel"
+		) >"$out/kernels/$kernel.log" 2>&1 || state=failed
+		echo "$state" >"$out/kernels/$kernel"
 	done
 }
 build_all "$@" &
@@ -63,16 +64,16 @@ trap 'kill 0' INT TERM
 # The state of KERNEL's build once it is done; its output shown once.
 declare -A shown
 built() {
-	while [ ! -f "$out/build-$1" ]; do
-		kill -0 "$builder" 2>/dev/null || [ -f "$out/build-$1" ] ||
-			echo failed >"$out/build-$1"
+	while [ ! -f "$out/kernels/$1" ]; do
+		kill -0 "$builder" 2>/dev/null || [ -f "$out/kernels/$1" ] ||
+			echo failed >"$out/kernels/$1"
 		sleep 1
 	done
 	if [ -z "${shown[$1]:-}" ]; then
-		cat "$out/build-$1.log"
+		cat "$out/kernels/$1.log"
 		shown[$1]=1
 	fi
-	[ "$(cat "$out/build-$1")" = ok ]
+	[ "$(cat "$out/kernels/$1")" = ok ]
 }
 
 if [ -z "$boots_only" ]; then
