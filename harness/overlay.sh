@@ -46,7 +46,8 @@ make_base() {
 	echo "overlay: extracting $tarball into $tree"
 	rm -rf "$tree"
 	mkdir -p "$tree"
-	tar -xf "$tarball" -C "$tree" --strip-components=1
+	# Debian compresses it in blocks: xz decompresses them on every core.
+	tar -I "xz -T0" -xf "$tarball" -C "$tree" --strip-components=1
 	(
 		cd "$tree"
 		git init -q -b work
