@@ -209,7 +209,9 @@ def includers(tree, header, srcarch, suffix='*.c'):
     out = subprocess.run(['git', '-C', tree, 'grep', '-l', '-E', pattern,
                           '--', '%s/%s' % (where, suffix) if where else suffix]
                          + EXCLUDE, capture_output=True, text=True).stdout
-    files = [f for f in out.split() if arch_of(f) in (None, srcarch)]
+    # Not the boot decompressors: kbuild builds them apart from the kernel.
+    files = [f for f in out.split() if arch_of(f) in (None, srcarch) and
+             not re.match(r'arch/[^/]+/boot/', f)]
     home = os.path.dirname(header)
     return sorted(files, key=lambda f: (not f.startswith(home), f))
 
@@ -271,7 +273,10 @@ def compile_found(args):
         path = os.path.join(args.out, o)
         if os.path.exists(path):
             os.unlink(path)
-    make(args.tree, args.out, args.arch, '-k', 'prepare', *objs)
+    # One failure stops kbuild's other single targets: then one at a time.
+    if not make(args.tree, args.out, args.arch, '-k', 'prepare', *objs):
+        for o in objs:
+            make(args.tree, args.out, args.arch, o)
     tree = os.path.abspath(args.tree)
     built = {}
     for o in objs:
@@ -288,12 +293,35 @@ def compile_found(args):
         if re.search(r'^make\[\d+\]: \*\*\* \[\S+: %s\]' %
                      re.escape(o), log, re.M):
             failed.append(o)
+    # A file outside the configuration can fail as a single target for
+    # reasons of its own: ours only if the base tree builds it.
+    base_fails = set()
+    if failed:
+        base = os.path.join(args.out, 'base')
+        if not os.path.isdir(os.path.join(base, 'tree')):
+            subprocess.run(['git', '-C', args.tree, 'worktree', 'add', '-f',
+                            os.path.abspath(os.path.join(base, 'tree')),
+                            'base'], check=True, capture_output=True)
+        os.makedirs(os.path.join(base, 'out'), exist_ok=True)
+        with open(os.path.join(args.out, '.config')) as src, \
+                open(os.path.join(base, 'out', '.config'), 'w') as dst:
+            dst.write(src.read())
+        make(os.path.join(base, 'tree'), os.path.join(base, 'out'),
+             args.arch, 'olddefconfig')
+        for o in failed:
+            if not make(os.path.join(base, 'tree'),
+                        os.path.join(base, 'out'), args.arch, o):
+                base_fails.add(o)
+    failed = [o for o in failed if o not in base_fails]
     compiled = 0
     for f, us in sorted(units.items()):
         # A header is compiled by any object that depends on it.
         users = sorted(u for u in built if f in built[u])
         if any(u[:-2] + '.o' in failed for u in us):
             state = 'FAILED'
+        elif not users and any(u[:-2] + '.o' in base_fails for u in us):
+            state = 'fails in the base tree too (not in make %s)' % \
+                args.config
         elif users:
             state = 'compiled' + ('' if users == [f] else
                                   ' in %s%s' % (', '.join(users[:3]),
