@@ -248,11 +248,12 @@ def make(tree, out, karch, *targets):
 
 
 def dependencies(out, obj):
-    """The source files kbuild recorded for OUT/OBJ, or None if not built."""
+    """The source files kbuild recorded for OUT/OBJ, or None if OBJ was not
+    built."""
+    if not os.path.exists(os.path.join(out, obj)):
+        return None
     cmd = os.path.join(out, os.path.dirname(obj),
                        '.%s.cmd' % os.path.basename(obj))
-    if not os.path.exists(cmd):
-        return None
     with open(cmd) as f:
         return set(re.findall(r'(\S+\.[ch])\b', f.read()))
 
@@ -279,20 +280,17 @@ def compile_found(args):
             make(args.tree, args.out, args.arch, o)
     tree = os.path.abspath(args.tree)
     built = {}
-    for o in objs:
-        deps = dependencies(args.out, o) \
-            if os.path.exists(os.path.join(args.out, o)) else None
-        if deps is not None:
-            built[o[:-2] + '.c'] = {os.path.relpath(d, tree) for d in deps
-                                    if d.startswith(tree + '/')} | \
-                {d for d in deps if not d.startswith('/')}
+    # Kbuild builds a single target whatever the configuration: an object
+    # that is not there failed.
     failed = []
-    with open(os.path.join(args.out, 'build.log')) as f:
-        log = f.read()
     for o in objs:
-        if re.search(r'^make\[\d+\]: \*\*\* \[\S+: %s\]' %
-                     re.escape(o), log, re.M):
+        deps = dependencies(args.out, o)
+        if deps is None:
             failed.append(o)
+            continue
+        built[o[:-2] + '.c'] = {os.path.relpath(d, tree) for d in deps
+                                if d.startswith(tree + '/')} | \
+            {d for d in deps if not d.startswith('/')}
     # A file outside the configuration can fail as a single target for
     # reasons of its own: ours only if the base tree builds it.
     base_fails = set()
