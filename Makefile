@@ -87,7 +87,7 @@ ARCHES_BOOTS := $(foreach a,$(ARCHES),arch-$(a) nonprof-$(a)) build-slab build-s
 
 export $(filter KERNEL_% DEBARCH_%,$(.VARIABLES))
 
-.PHONY: all deps tree export check arches treewide checkpatch run shell bench stress clean help
+.PHONY: all deps tree export check arches treewide deb debian-run checkpatch run shell bench stress clean help
 
 all: help
 
@@ -96,6 +96,9 @@ help:
 	@echo "make run     build the realistic kernel, boot it, run a workload"
 	@echo "make arches  build and boot on each of Debian's nine architectures"
 	@echo "make treewide  scan the tree for risky uses of the converted names, compile them"
+	@echo "make deb    Debian packages of Debian's cloud kernel config + profiling"
+	@echo "            (DEB_CONFIG=generic: Debian's generic amd64 config)"
+	@echo "make debian-run  install make deb's kernel on Debian 12, boot it with systemd"
 	@echo "make shell   the same kernel with an interactive shell"
 	@echo "make bench   measure profiling's overhead (ICOUNT=1: instruction counts)"
 	@echo "make stress  the stress test for STRESS_SECONDS (600) in STRESS_KERNEL (test)"
@@ -149,6 +152,28 @@ treewide: tree
 		$(B)/treewide/x86_64 --arch x86_64 --config allmodconfig
 	@$(PY) harness/treewide.py compile $(TREE) $(B)/treewide/found.json \
 		$(B)/treewide/arm64 --arch arm64 --config defconfig --full
+
+# Debian packages (bindeb-pkg) of Debian 12's own amd64 configuration with
+# profiling: the cloud flavour, or DEB_CONFIG=generic for the generic one.
+DEB_CONFIG ?= cloud
+DEB_FLAVOUR_cloud   := cloud-amd64
+DEB_FLAVOUR_generic := amd64
+ifneq ($(filter deb debian-run,$(MAKECMDGOALS)),)
+ifeq ($(DEB_FLAVOUR_$(DEB_CONFIG)),)
+$(error DEB_CONFIG must be cloud or generic)
+endif
+endif
+DEB_OUT := $(B)/deb-$(DEB_CONFIG)
+deb: tree
+	@harness/deps.sh $(B)/busybox --debian
+	@harness/deb.sh $(TREE) $(DEB_OUT) $(DEB_FLAVOUR_$(DEB_CONFIG))
+
+# make deb's kernel installed with dpkg on a Debian 12 root file system
+# (made once from the archive, kept in $(B)/debian/) and booted with
+# systemd: the administrator's checks, profiling on and off.
+debian-run: deb
+	@harness/debian-root.sh $(B)/debian/root.tar
+	@harness/debian-run.sh $(TREE) $(DEB_OUT) $(B)/debian/root.tar $(B)/debian-run-$(DEB_CONFIG)
 
 # The overhead table: kernels without and with profiling, one guest per
 # configuration and round. BENCH_ARGS passes --rounds, --repeat, --ms.

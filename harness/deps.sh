@@ -1,6 +1,8 @@
 #!/bin/bash
 # Install what the build, the guest and the tests need, from Debian's archive.
-# Usage: deps.sh BUSYBOX_DIR [DEBARCH...]
+# Usage: deps.sh BUSYBOX_DIR [--debian] [DEBARCH...]
+# --debian: also what make deb and make debian-run need (Debian's kernel
+# configurations, dpkg-buildpackage, debootstrap).
 # (as root; does nothing when everything is present). For each other Debian
 # architecture: its cross compiler and C library (static test programs), its
 # QEMU, and its busybox-static, unpacked as BUSYBOX_DIR/DEBARCH/busybox.
@@ -10,12 +12,17 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../base.pin"
 busybox_dir=$1
 shift
+debian=
+[ "${1:-}" = --debian ] && { debian=1; shift; }
 
 packages=(
 	build-essential bc bison flex libelf-dev libssl-dev dwarves
 	cpio xz-utils kmod rsync git perl python3 ccache file
 	qemu-system-x86 busybox-static
 	prometheus python3-sphinx python3-sphinx-rtd-theme
+)
+[ -n "$debian" ] && packages+=(
+	"linux-config-${BASE_PACKAGE#linux-source-}" dpkg-dev fakeroot debootstrap
 )
 foreign=()
 for arch in "$@"; do

@@ -1,6 +1,7 @@
 #!/bin/bash
 # Configure an O= build directory: a base target (tinyconfig, defconfig, ...)
-# plus Kconfig fragments merged with the kernel's merge_config.sh, then
+# or a configuration file compressed with xz (a distribution's), plus Kconfig
+# fragments merged with the kernel's merge_config.sh, then
 # olddefconfig. Every option our fragments ask for must survive olddefconfig.
 #
 #   kconfig.sh TREE OUT BASE_TARGET [kernel:FRAG ...] [FRAG ...]
@@ -29,8 +30,15 @@ kmake() {
 		CROSS_COMPILE="$KCROSS" "$@"
 }
 
+base_config() {
+	case $base in
+	*.xz) xzcat "$base" >"$out/.config" ;;
+	*) kmake "$base" ;;
+	esac
+}
+
 log=$out/kconfig.log
-if ! { kmake "$base" &&
+if ! { base_config &&
 	"$tree/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" "${frags[@]}" &&
 	kmake olddefconfig; } >"$log" 2>&1; then
 	cat "$log" >&2

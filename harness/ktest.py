@@ -5,6 +5,7 @@
                 [--arch DEBARCH] [--dtb DTB]
                 [--mode check|run|shell|bench] [--timeout S] [--kvm]
                 [--smp N] [--icount] [--cpu MODEL] [--append ARGS]
+                [--drive DISK]
       Boots once, on the QEMU machine of DEBARCH (a Debian architecture,
       default amd64; see MACHINES). The console (ttyS0 on x86) goes to
       DIR/console.log, the results channel (ttyS1 on x86; the guest's /init
@@ -336,6 +337,8 @@ def qemu_command(args, console_log, results_log):
         '-monitor', 'none', '-kernel', args.kernel, '-initrd', args.initrd]
     if args.dtb:
         cmd += ['-dtb', args.dtb]
+    if args.drive:
+        cmd += ['-drive', 'file=%s,if=virtio,format=raw' % args.drive]
     if args.kvm:
         cmd += ['-accel', 'kvm', '-cpu', 'host']
     else:
@@ -464,6 +467,7 @@ def main():
     b.add_argument('--icount', action='store_true')
     b.add_argument('--cpu', help='QEMU CPU model under TCG (default qemu64)')
     b.add_argument('--append', default='')
+    b.add_argument('--drive', help='raw disk image, the guest\'s virtio disk')
     a = sub.add_parser('analyze')
     a.add_argument('--name', required=True)
     a.add_argument('--console', required=True)

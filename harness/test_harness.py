@@ -596,11 +596,11 @@ class Treewide(unittest.TestCase):
 class Machines(unittest.TestCase):
     """Each Debian architecture's QEMU command: console, results channel."""
 
-    def command(self, arch):
+    def command(self, arch, drive=None):
         args = type('A', (), dict(arch=arch, memory='1G', kernel='K',
                                   initrd='I', dtb=None, kvm=False, cpu=None,
                                   icount=False, smp=2, append='x=1',
-                                  mode='check'))
+                                  mode='check', drive=drive))
         return ktest.qemu_command(args, 'con.log', 'res.txt')
 
     def test_amd64(self):
@@ -620,6 +620,14 @@ class Machines(unittest.TestCase):
         self.assertEqual(cmd[-6:], ['-device', 'virtio-serial-device',
                                     '-chardev', 'file,id=results,path=res.txt',
                                     '-device', 'virtconsole,chardev=results'])
+
+    def test_no_disk_unless_asked(self):
+        self.assertNotIn('-drive', self.command('amd64'))
+
+    def test_virtio_disk(self):
+        cmd = self.command('amd64', drive='d.img')
+        self.assertEqual(cmd[cmd.index('-drive') + 1],
+                         'file=d.img,if=virtio,format=raw')
 
     def test_armel_small_machine(self):
         cmd = self.command('armel')
