@@ -20,8 +20,10 @@ frags=("$here/../configs/profiling.config" "$here/../configs/deb.config")
 
 # Debian builds with gcc-12 (its CONFIG_CC_VERSION_TEXT says so): the same
 # compiler under the same name leaves that option as Debian has it.
+# LOCALVERSION set (empty) keeps kbuild from adding "+" for a git tree.
 kmake() {
-	make -C "$tree" O="$obj" CC="ccache gcc-12" -j"$(nproc)" "$@"
+	make -C "$tree" O="$obj" CC="ccache gcc-12" LOCALVERSION= \
+		-j"$(nproc)" "$@"
 }
 
 inputs=$(cat "$debconfig" "${frags[@]}" | sha1sum | cut -d' ' -f1)

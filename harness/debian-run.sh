@@ -25,6 +25,13 @@ mkdir -p "$out/root"
 out=$(cd "$out" && pwd)
 root=$out/root
 tar -C "$root" --numeric-owner --xattrs -xf "$tarball"
+# The system's root file system (initramfs-tools reads fstab to put fsck
+# in the initramfs) and name.
+echo '/dev/vda / ext4 errors=remount-ro 0 1' >"$root/etc/fstab"
+echo debian-allocprof >"$root/etc/hostname"
+# initramfs-tools finds the root's type on its device for fsck; the disk
+# is made after the install, so it is told.
+echo FSTYPE=ext4 >"$root/etc/initramfs-tools/conf.d/fstype"
 
 # As an administrator would: dpkg -i, which runs initramfs-tools. In a
 # mount namespace of its own, so the mounts go away with it.
@@ -46,9 +53,7 @@ for f in "$kernel" "$initrd"; do
 done
 cp "$kernel" "$initrd" "$out/"
 
-# The system: its root file system, name, and the checks.
-echo '/dev/vda / ext4 errors=remount-ro 0 1' >"$root/etc/fstab"
-echo debian-allocprof >"$root/etc/hostname"
+# The checks.
 install -m 0755 "$here/debian/allocprof-check" "$root/usr/local/sbin/"
 install -m 0644 "$here/debian/allocprof-check.service" "$root/etc/systemd/system/"
 ln -s /etc/systemd/system/allocprof-check.service \

@@ -6,6 +6,7 @@ make bench's judgement of a guest.
 Console logs in tests/ were recorded from the test kernel (clean.console) and
 edited into the failure cases: a failed KUnit case, a WARN_ON(1) in the middle
 of a passing run, a console cut mid-suite, and a boot that hangs in /init.
+debian-* were recorded by make debian-run (Debian 12 under systemd).
 
   test_harness.py [--verdict FILE]   (FILE gets the results for the summary)
 """
@@ -591,6 +592,29 @@ class Treewide(unittest.TestCase):
                 'drivers/x/x.h': ['drivers/x/x.c'],
                 'include/asm-generic/nopmd.h': ['mm/d.c'],
                 'mm/b.c': ['mm/b.c']})
+
+
+class DebianRun(unittest.TestCase):
+    """make debian-run's judgement of a Debian 12 boot: recorded from our
+    package (debian-on) and from Debian's own cloud kernel, which has no
+    profiling (debian-stock)."""
+
+    def test_our_kernel_passes_on_a_systemd_console(self):
+        v = ktest.analyze('debian-on', log('debian-on.console'),
+                          log('debian-on.results'))
+        self.assertEqual(v.problems, [])
+        self.assertEqual(v.counts(), {'pass': 9, 'fail': 0, 'skip': 0})
+        self.assertEqual(statuses(v)['kselftest.debian-on.modprobe_lines'],
+                         'pass')
+
+    def test_debian_kernel_fails_every_profiling_check(self):
+        v = ktest.analyze('debian-stock', '', log('debian-stock.results'))
+        failed = sorted(n.split('.')[-1] for n, s in statuses(v).items()
+                        if s == 'fail')
+        self.assertEqual(failed, ['allocinfo_format', 'allocinfo_root_only',
+                                  'allocinfo_tool', 'modprobe_lines',
+                                  'sort_g_tail', 'sysctl_d', 'sysrq_m'])
+        self.assertEqual(v.counts()['pass'], 2)
 
 
 class Machines(unittest.TestCase):
