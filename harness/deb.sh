@@ -26,7 +26,13 @@ kmake() {
 		-j"$(nproc)" "$@"
 }
 
-inputs=$(cat "$debconfig" "${frags[@]}" | sha1sum | cut -d' ' -f1)
+# Configure again when Debian's configuration, a fragment or a Kconfig
+# file changed.
+inputs=$( {
+	cat "$debconfig" "${frags[@]}"
+	git -C "$tree" ls-files -s -- '*Kconfig*'
+	git -C "$tree" diff -- '*Kconfig*'
+} | sha1sum | cut -d' ' -f1)
 if [ "$(cat "$obj/.config-inputs" 2>/dev/null)" != "$inputs" ]; then
 	"$here/kconfig.sh" "$tree" "$obj" "$debconfig" "${frags[@]}"
 	kmake -s olddefconfig
