@@ -11,6 +11,9 @@
 #include <linux/gfp.h>
 #include <linux/list.h>
 #include <linux/mm.h>
+#include <linux/page_ext.h>
+#include <linux/page_owner.h>
+#include <linux/page_table_check.h>
 #include <linux/pagemap.h>
 #include <linux/percpu.h>
 #include <linux/pgalloc_tag.h>
@@ -517,6 +520,32 @@ static void test_tag_names_the_caller(struct kunit *test)
 	free_page(p);
 }
 
+/*
+ * page_ext holds a tag reference per page and nothing else for us: its
+ * shared flags word is there only for the users that need it (page_owner,
+ * page_idle on 32-bit), when they are enabled. Tags come last.
+ */
+static void test_page_ext_size(struct kunit *test)
+{
+	bool flags = IS_ENABLED(CONFIG_PAGE_IDLE_FLAG) && !IS_ENABLED(CONFIG_64BIT);
+	unsigned long others = 0;
+
+#ifdef CONFIG_PAGE_OWNER
+	if (static_branch_unlikely(&page_owner_inited)) {
+		flags = true;
+		others += page_owner_ops.size;
+	}
+#endif
+#ifdef CONFIG_PAGE_TABLE_CHECK
+	if (!static_branch_likely(&page_table_check_disabled))
+		others += page_table_check_ops.size;
+#endif
+	if (flags)
+		others += sizeof(struct page_ext);
+	KUNIT_EXPECT_EQ(test, page_alloc_tagging_ops.offset, others);
+	KUNIT_EXPECT_EQ(test, page_ext_size, others + sizeof(union codetag_ref));
+}
+
 static struct kunit_case alloc_tag_test_cases[] = {
 	KUNIT_CASE(test_alloc_pages),
 	KUNIT_CASE(test_alloc_pages_node),
@@ -536,6 +565,7 @@ static struct kunit_case alloc_tag_test_cases[] = {
 	KUNIT_CASE(test_page_tables),
 	KUNIT_CASE(test_toggle),
 	KUNIT_CASE(test_tag_names_the_caller),
+	KUNIT_CASE(test_page_ext_size),
 	{}
 };
 
