@@ -13,6 +13,11 @@ here=$(cd "$(dirname "$0")" && pwd)
 tree=$1 out=$2 flavour=$3
 debconfig=/usr/src/linux-config-${BASE_PACKAGE#linux-source-}/config.amd64_none_$flavour.xz
 [ -f "$debconfig" ] || { echo "deb: no $debconfig (flavour '$flavour')" >&2; exit 1; }
+# Debian's configuration of the pinned base, or say it is another's.
+config_package=linux-config-${BASE_PACKAGE#linux-source-}
+config_version=$(dpkg-query -W -f='${Version}' "$config_package")
+[ "$config_version" = "$BASE_VERSION" ] ||
+	echo "deb: WARNING: $config_package is $config_version, the base $BASE_VERSION" >&2
 mkdir -p "$out/kernel"
 out=$(cd "$out" && pwd)
 obj=$out/kernel
