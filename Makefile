@@ -87,7 +87,7 @@ ARCHES_BOOTS := $(foreach a,$(ARCHES),arch-$(a) nonprof-$(a)) build-slab build-s
 
 export $(filter KERNEL_% DEBARCH_%,$(.VARIABLES))
 
-.PHONY: all deps tree export check arches treewide deb debian-run checkpatch run shell bench stress clean help
+.PHONY: all deps tree export upstream-tree check arches treewide deb debian-run checkpatch run shell bench stress clean help
 
 all: help
 
@@ -100,7 +100,8 @@ help:
 	@echo "            (DEB_CONFIG=generic: Debian's generic amd64 config)"
 	@echo "make debian-run  install make deb's kernel on Debian 12, boot it with systemd"
 	@echo "make shell   the same kernel with an interactive shell"
-	@echo "make bench   measure profiling's overhead (ICOUNT=1: instruction counts)"
+	@echo "make bench   measure profiling's overhead (ICOUNT=1: instruction counts;"
+	@echo "            UPSTREAM=1: upstream 6.12's implementation beside ours)"
 	@echo "make stress  the stress test for STRESS_SECONDS (600) in STRESS_KERNEL (test)"
 	@echo "make tree    lay base + overlay into $(TREE) (FORCE=1 discards edits)"
 	@echo "make checkpatch  checkpatch --strict on the overlay's files and patches"
@@ -177,12 +178,30 @@ debian-run: deb
 
 # The overhead table: kernels without and with profiling, one guest per
 # configuration and round. BENCH_ARGS passes --rounds, --repeat, --ms.
-bench: kernel-benchbase kernel-benchprof kernel-benchoff
-	@BENCH_COMMAND="make bench$(if $(ICOUNT), ICOUNT=1)$(if $(BENCH_ARGS), BENCH_ARGS='$(BENCH_ARGS)')" \
+# UPSTREAM=1 adds the same three kernels of upstream's implementation
+# (Linux 6.12 as Debian ships it, with our fragments and benchmark module).
+comma    := ,
+UP_TREE  := $(B)/upstream/linux
+UP_FRAGS := $(B)/upstream/configs
+UP_KERNELS := $(if $(UPSTREAM),upkernel-benchbase upkernel-benchprof upkernel-benchoff)
+bench: kernel-benchbase kernel-benchprof kernel-benchoff $(UP_KERNELS)
+	@BENCH_COMMAND="make bench$(if $(ICOUNT), ICOUNT=1)$(if $(UPSTREAM), UPSTREAM=1)$(if $(BENCH_ARGS), BENCH_ARGS='$(BENCH_ARGS)')" \
 		$(PY) harness/bench.py --tree $(TREE) --base $(B)/kernel-benchbase \
 		--prof $(B)/kernel-benchprof --off $(B)/kernel-benchoff \
-		--out $(B)/bench$(if $(ICOUNT),-icount) \
+		$(if $(UPSTREAM),--up-base $(B)/upstream/kernel-benchbase \
+			--up-prof $(B)/upstream/kernel-benchprof \
+			--up-off $(B)/upstream/kernel-benchoff) \
+		--out $(B)/bench$(if $(ICOUNT),-icount)$(if $(UPSTREAM),-upstream) \
 		$(if $(ICOUNT),--icount) $(BENCH_ARGS)
+
+upstream-tree: deps
+	@harness/deps.sh $(B)/busybox --upstream
+	@harness/upstream.sh . $(UP_TREE) $(UP_FRAGS) \
+		$(filter configs/%,$(subst :, ,$(subst $(comma), ,$(KERNEL_benchoff))))
+
+upkernel-%: upstream-tree
+	@harness/build-kernel.sh $(UP_TREE) $(B)/upstream/kernel-$* \
+		$(subst configs/,$(UP_FRAGS)/,$(KERNEL_$*)),$(UP_FRAGS)/upstream.config
 
 # The stress test alone, STRESS_SECONDS of churn in all (half of it with
 # fault injection), in the test or the debug kernel; prints its table.

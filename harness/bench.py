@@ -2,11 +2,15 @@
 """make bench: what memory allocation profiling costs, measured.
 
   bench.py --tree TREE --base KOUT --prof KOUT --off KOUT --out DIR
-           [--rounds N] [--repeat N] [--ms MS] [--memory SIZE] [--icount]
+           [--up-base KOUT --up-prof KOUT --up-off KOUT] [--rounds N] [--repeat N] [--ms MS] [--memory SIZE] [--icount]
            [--only 1,3,...]
 
 KOUT: kernel builds without profiling (base), with it on by default (prof)
-and with it off by default (off); otherwise the same.
+and with it off by default (off); otherwise the same. --up-base,
+--up-prof, --up-off: the same three of upstream's implementation (make
+bench UPSTREAM=1), whose configurations (u1), (u2), ... are compared with
+(u1) as ours are with (1); a last table puts the instructions (or ns)
+each adds beside ours.
 
 Boots one guest per configuration and round, the configurations in turn
 within each round (interleaved, so that a slow spell of the host hits them
@@ -56,6 +60,20 @@ CONFIGS = [
      'not built'),
     ('7', 'kernel (3) booted with `sysctl.vm.mem_profiling=0`', 'prof',
      'sysctl.vm.mem_profiling=0', '', '', 'disabled'),
+]
+# Upstream's implementation (Linux 6.12), where it has the same settings.
+UPSTREAM_CONFIGS = [
+    ('u1', 'upstream 6.12, `CONFIG_MEM_ALLOC_PROFILING=n`', 'upbase', '', '',
+     '', 'not built'),
+    ('u2', 'upstream 6.12, compiled in, off at boot '
+     '(`ENABLED_BY_DEFAULT=n`)', 'upoff', 'sysctl.vm.mem_profiling=0', '',
+     '', 'disabled'),
+    ('u3', 'upstream 6.12, enabled by default', 'upprof', '', '', '',
+     'enabled'),
+    ('u4', 'upstream 6.12, (u2) enabled via the sysctl', 'upoff',
+     'sysctl.vm.mem_profiling=0', 'sysctl-on', '', 'enabled'),
+    ('u7', 'upstream 6.12, (u3) booted with `sysctl.vm.mem_profiling=0`',
+     'upprof', 'sysctl.vm.mem_profiling=0', '', '', 'disabled'),
 ]
 TESTS = [('kmalloc', 'kmalloc 8-240 B'), ('page', 'page'),
          ('order2', 'order-2 pages'), ('vmalloc', 'vmalloc 4 pages')]
@@ -223,7 +241,12 @@ def fmt_cell(values, base):
     return cell
 
 
-def time_table(args, samples):
+def baseline(label):
+    """The configuration @label is compared with: its kernel family's (1)."""
+    return 'u1' if label.startswith('u') else '1'
+
+
+def time_table(args, configs, samples):
     mode = ('QEMU TCG (`-cpu max`, one CPU) with `-icount shift=0`: the '
             'guest clock counts '
             'instructions, ratios are instruction-count ratios'
@@ -233,19 +256,55 @@ def time_table(args, samples):
     out = ['## Time per allocation and free (ns/op)', '',
            'Mode: %s. Each cell: median [min-max] over %d rounds x %d '
            'measurements of about %d ms, and the median\'s difference from '
-           '(1).' % (mode, args.rounds, args.repeat, args.ms), '',
+           '(1) (upstream\'s rows: from (u1)).' % (
+               mode, args.rounds, args.repeat, args.ms), '',
            '| configuration | ' + ' | '.join(t[1] for t in TESTS) + ' |',
            '|---' * (len(TESTS) + 1) + '|']
-    base = {t: statistics.median(samples['1'][t]) for t, _ in TESTS}
-    for label, desc, *_ in CONFIGS:
+    medians = {c[0]: {t: statistics.median(samples[c[0]][t])
+                      for t, _ in TESTS} for c in configs}
+    base = medians['1']
+    for label, desc, *_ in configs:
+        ref = baseline(label)
         out.append('| (%s) %s | ' % (label, desc) + ' | '.join(
-            fmt_cell(samples[label][t], None if label == '1' else base[t])
+            fmt_cell(samples[label][t],
+                     None if label == ref else medians[ref][t])
             for t, _ in TESTS) + ' |')
     spread = {t: (max(samples['1'][t]) - min(samples['1'][t])) / base[t] * 100
               for t, _ in TESTS}
     out += ['', 'Spread of (1), (max-min)/median: ' + ', '.join(
         '%s %.1f%%' % (t, spread[t]) for t, _ in TESTS) + '.', '']
     return out + targets(samples, base, spread, args.icount)
+
+
+def added_table(args, configs, samples, facts):
+    """What each configuration adds to its own baseline, ours beside
+    upstream's, and page_ext per page."""
+    unit = 'instructions' if args.icount else 'ns'
+    pages = parse_size(args.memory) // PAGE_SIZE
+    medians = {c[0]: {t: statistics.median(samples[c[0]][t])
+                      for t, _ in TESTS} for c in configs}
+    out = ['## Added %s per allocation and free, ours and upstream\'s' % unit,
+           '', 'Each cell: the median less its baseline\'s ((1) for ours, '
+           '(u1) for upstream 6.12). page_ext: bytes per page of the guest\'s '
+           'RAM, from the boot log ("allocated N bytes of page_ext"), less '
+           'the baseline\'s.', '',
+           '| configuration | ' + ' | '.join(t[1] for t in TESTS) +
+           ' | page_ext per page |', '|---' * (len(TESTS) + 2) + '|']
+    for label, desc, *_ in configs:
+        ref = baseline(label)
+        if label == ref:
+            continue
+        ext = (facts[label]['page_ext'] - facts[ref]['page_ext']) / pages
+        out.append('| (%s) %s | ' % (label, desc) + ' | '.join(
+            '%+.1f' % (medians[label][t] - medians[ref][t])
+            for t, _ in TESTS) + ' | %.1f B |' % ext)
+    out.append('')
+    for ours, theirs in (('2', 'u2'), ('3', 'u3'), ('4', 'u4'), ('7', 'u7')):
+        out.append('- (%s) against (%s): ' % (ours, theirs) + ', '.join(
+            '%s %s' % (t, 'below' if medians[ours][t] - medians['1'][t] <
+                       medians[theirs][t] - medians['u1'][t] else 'NOT below')
+            for t, _ in TESTS))
+    return out
 
 
 def targets(samples, base, spread, icount):
@@ -339,6 +398,9 @@ def main():
                     help='kernel build with profiling on by default')
     ap.add_argument('--off', required=True,
                     help='kernel build with profiling off by default')
+    ap.add_argument('--up-base', help='upstream kernel without profiling')
+    ap.add_argument('--up-prof', help='upstream kernel, on by default')
+    ap.add_argument('--up-off', help='upstream kernel, off by default')
     ap.add_argument('--out', required=True)
     ap.add_argument('--rounds', type=int, default=5)
     ap.add_argument('--repeat', type=int, default=3)
@@ -350,18 +412,26 @@ def main():
     args = ap.parse_args()
     if args.rounds < 1 or args.repeat < 1 or args.ms < 1:
         ap.error('--rounds, --repeat and --ms must be positive')
+    upstream = [args.up_base, args.up_prof, args.up_off]
+    if any(upstream) and not all(upstream):
+        ap.error('--up-base, --up-prof and --up-off go together')
     kernels = {'base': args.base, 'prof': args.prof, 'off': args.off}
+    configs = CONFIGS
+    if all(upstream):
+        kernels.update(upbase=args.up_base, upprof=args.up_prof,
+                       upoff=args.up_off)
+        configs = CONFIGS + UPSTREAM_CONFIGS
     os.makedirs(args.out, exist_ok=True)
     here = os.path.dirname(os.path.abspath(__file__))
     for name, kout in kernels.items():
         subprocess.run([os.path.join(here, 'initramfs.sh'),
                         os.path.join(args.out, 'initramfs-%s.cpio.gz' % name),
                         args.tree, '', kout], check=True)
-    samples = {c[0]: {t: [] for t, _ in TESTS} for c in CONFIGS}
+    samples = {c[0]: {t: [] for t, _ in TESTS} for c in configs}
     facts = {}
     try:
         for rnd in range(1, args.rounds + 1):
-            for cfg in CONFIGS:
+            for cfg in configs:
                 if args.only and cfg[0] not in args.only.split(','):
                     continue
                 got, fact = boot(args, cfg, rnd, kernels)
@@ -383,8 +453,10 @@ def main():
              'Command: `%s`; host: %s, %d CPUs.' % (
                  os.environ.get('BENCH_COMMAND', 'make bench'), host_cpu(),
                  os.cpu_count()), '']
-    lines += time_table(args, samples) + [''] + \
+    lines += time_table(args, configs, samples) + [''] + \
         memory_table(args, kernels, facts)
+    if all(upstream):
+        lines += [''] + added_table(args, configs, samples, facts)
     text = '\n'.join(lines) + '\n'
     with open(os.path.join(args.out, 'results.md'), 'w') as f:
         f.write(text)

@@ -1,8 +1,10 @@
 #!/bin/bash
 # Install what the build, the guest and the tests need, from Debian's archive.
-# Usage: deps.sh BUSYBOX_DIR [--debian] [DEBARCH...]
+# Usage: deps.sh BUSYBOX_DIR [--debian] [--upstream] [DEBARCH...]
 # --debian: also what make deb and make debian-run need (Debian's kernel
 # configurations, dpkg-buildpackage, debootstrap).
+# --upstream: also upstream's implementation for make bench UPSTREAM=1
+# (linux-source-6.12).
 # (as root; does nothing when everything is present). For each other Debian
 # architecture: its cross compiler and C library (static test programs), its
 # QEMU, and its busybox-static, unpacked as BUSYBOX_DIR/DEBARCH/busybox.
@@ -12,8 +14,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../base.pin"
 busybox_dir=$1
 shift
-debian=
+debian= upstream=
 [ "${1:-}" = --debian ] && { debian=1; shift; }
+[ "${1:-}" = --upstream ] && { upstream=1; shift; }
 
 packages=(
 	build-essential bc bison flex libelf-dev libssl-dev dwarves
@@ -24,6 +27,7 @@ packages=(
 [ -n "$debian" ] && packages+=(
 	"linux-config-${BASE_PACKAGE#linux-source-}" dpkg-dev fakeroot debootstrap
 )
+[ -n "$upstream" ] && packages+=(linux-source-6.12)
 foreign=()
 for arch in "$@"; do
 	# shellcheck source=arch.sh

@@ -11,6 +11,7 @@ debian-* were recorded by make debian-run (Debian 12 under systemd).
   test_harness.py [--verdict FILE]   (FILE gets the results for the summary)
 """
 
+import argparse
 import io
 import json
 import os
@@ -429,6 +430,38 @@ class BenchJudge(unittest.TestCase):
         self.assertEqual(bench.fmt_cell([1.0, 3.0, 2.0], 1.0),
                          '2.0 [1.0-3.0] +100.0%')
         self.assertEqual(bench.fmt_cell([4.0], None), '4.0 [4.0-4.0]')
+
+    def test_added_table_puts_upstream_beside_ours(self):
+        configs = bench.CONFIGS + bench.UPSTREAM_CONFIGS
+        # Every test costs 100 in (1) and 200 in (u1); a configuration
+        # numbered n adds 10 * n to ours and 11 * n to upstream's, but
+        # upstream's (u4) adds less than our (4) on vmalloc.
+        samples, facts = {}, {}
+        for label, *_ in configs:
+            n = int(label.lstrip('u'))
+            up = label.startswith('u')
+            added = 0 if n == 1 else (11 if up else 10) * n
+            samples[label] = {t: [(200 if up else 100) + added] * 2
+                              for t, _ in bench.TESTS}
+            facts[label] = {'page_ext': 0 if n == 1 else (8 if up else 4)
+                            * 262144}
+        samples['u4']['vmalloc'] = [200 + 30]
+        args = argparse.Namespace(icount=True, memory='1G')
+        out = bench.added_table(args, configs, samples, facts)
+        self.assertEqual(out[0], '## Added instructions per allocation and '
+                         'free, ours and upstream\'s')
+        rows = [l for l in out if l.startswith('| (')]
+        self.assertEqual([r.split(' ', 2)[1] for r in rows],
+                         ['(2)', '(3)', '(4)', '(5)', '(6)', '(7)', '(u2)',
+                          '(u3)', '(u4)', '(u7)'])
+        self.assertTrue(rows[1].endswith(' | +30.0 | +30.0 | +30.0 | '
+                                         '+30.0 | 4.0 B |'))
+        self.assertTrue(rows[8].endswith(' | +44.0 | +44.0 | +44.0 | '
+                                         '+30.0 | 8.0 B |'))
+        self.assertEqual(out[-4:], [
+            '- (%s) against (u%s): kmalloc below, page below, order2 below, '
+            'vmalloc %s' % (n, n, 'NOT below' if n == '4' else 'below')
+            for n in '2347'])
 
 
 class StressTable(unittest.TestCase):
