@@ -14,7 +14,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../base.pin"
 busybox_dir=$1
 shift
-debian= upstream=
+debian=
+upstream=
 [ "${1:-}" = --debian ] && { debian=1; shift; }
 [ "${1:-}" = --upstream ] && { upstream=1; shift; }
 

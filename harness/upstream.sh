@@ -7,7 +7,8 @@
 #
 # Lays the 6.12 source into TREE as a git repo (tag "upstream"), adds our
 # benchmark module (REPO/lib/alloc_tag_bench.c, a Kconfig entry, a Makefile
-# line: nothing else of 6.12 changes) and prints that change. Writes each
+# line) and exports the static key the module reads (6.12 does not):
+# nothing else of 6.12 changes. Prints that change. Writes each
 # FRAGMENT to FRAGDIR adapted to 6.12's Kconfig: options 6.12 no longer
 # has are left out, and FRAGDIR/upstream.config switches off SLUB_TINY,
 # which 6.12's tinyconfig sets (it has no per-cpu slab fast path). Prints
@@ -50,8 +51,16 @@ put "$tree/lib/alloc_tag_bench.c" <"$repo/lib/alloc_tag_bench.c"
 } | put "$tree/lib/Kconfig.debug"
 {
 	git_ show upstream:lib/Makefile
+	# shellcheck disable=SC2016 # a make variable
 	echo 'obj-$(CONFIG_ALLOC_TAG_BENCH) += alloc_tag_bench.o'
 } | put "$tree/lib/Makefile"
+# The module says which state it measured (mem_alloc_profiling_enabled()),
+# and 6.12 does not export the static key behind it.
+git_ show upstream:lib/alloc_tag.c |
+	sed '/^\t\t\tmem_alloc_profiling_key);$/a EXPORT_SYMBOL(mem_alloc_profiling_key);' |
+	put "$tree/lib/alloc_tag.c"
+grep -q '^EXPORT_SYMBOL(mem_alloc_profiling_key);$' "$tree/lib/alloc_tag.c" ||
+	{ echo "upstream: could not export mem_alloc_profiling_key" >&2; exit 1; }
 git_ add -f lib/alloc_tag_bench.c
 echo "upstream: $package $version; what make bench adds to it:"
 git_ diff --stat upstream | sed 's/^/upstream:   /'
