@@ -115,7 +115,7 @@ def boot(args, cfg, rnd, kernels):
     append = 'harness.bench=%s %s %s' % (
         bench, 'harness.bench_setup=' + setup if setup else '', append)
     per_run = len(TESTS) * args.repeat * args.ms / 1000.0
-    ns = argparse.Namespace(
+    ns = ktest.guest_args(
         name='r%d-c%s' % (rnd, label), mode='bench',
         kernel=os.path.join(kernels[kernel], 'arch/x86/boot/bzImage'),
         initrd=os.path.join(args.out, 'initramfs-%s.cpio.gz' % kernel),

@@ -448,10 +448,8 @@ def cmd_summary(args):
     return 1 if total['fail'] else 0
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
-    sub = ap.add_subparsers(dest='cmd', required=True)
-    b = sub.add_parser('boot')
+def add_boot_arguments(b):
+    """The arguments of `ktest.py boot`, which run_guest() takes."""
     b.add_argument('--name', required=True)
     b.add_argument('--kernel', required=True)
     b.add_argument('--arch', default='amd64', choices=sorted(MACHINES))
@@ -468,6 +466,26 @@ def main():
     b.add_argument('--cpu', help='QEMU CPU model under TCG (default qemu64)')
     b.add_argument('--append', default='')
     b.add_argument('--drive', help='raw disk image, the guest\'s virtio disk')
+
+
+def guest_args(**kw):
+    """run_guest()'s arguments for a guest started from Python (make bench,
+    make stress): `ktest.py boot`'s defaults, then @kw."""
+    b = argparse.ArgumentParser()
+    add_boot_arguments(b)
+    required = ['--%s=' % k for k in ('name', 'kernel', 'initrd', 'outdir')]
+    args = b.parse_args(required)
+    for k, v in kw.items():
+        if not hasattr(args, k):
+            raise TypeError('guest_args: no such argument %s' % k)
+        setattr(args, k, v)
+    return args
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    sub = ap.add_subparsers(dest='cmd', required=True)
+    add_boot_arguments(sub.add_parser('boot'))
     a = sub.add_parser('analyze')
     a.add_argument('--name', required=True)
     a.add_argument('--console', required=True)

@@ -110,7 +110,7 @@ def main():
     subprocess.run([os.path.join(here, 'initramfs.sh'), initrd, args.tree,
                     args.selftests, args.kernel], check=True)
     per_test = args.seconds // 2
-    ns = argparse.Namespace(
+    ns = ktest.guest_args(
         name='stress', mode='check',
         kernel=os.path.join(args.kernel, 'arch/x86/boot/bzImage'),
         initrd=initrd, outdir=args.out, timeout=per_test * 2 + 900,

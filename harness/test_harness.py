@@ -654,11 +654,21 @@ class Machines(unittest.TestCase):
     """Each Debian architecture's QEMU command: console, results channel."""
 
     def command(self, arch, drive=None):
-        args = type('A', (), dict(arch=arch, memory='1G', kernel='K',
-                                  initrd='I', dtb=None, kvm=False, cpu=None,
-                                  icount=False, smp=2, append='x=1',
-                                  mode='check', drive=drive))
+        args = ktest.guest_args(arch=arch, kernel='K', initrd='I',
+                                append='x=1', drive=drive)
         return ktest.qemu_command(args, 'con.log', 'res.txt')
+
+    def test_guest_args_are_boot_defaults(self):
+        # make bench and make stress start guests with these: every
+        # argument qemu_command() reads has the boot command's default.
+        args = ktest.guest_args(name='g', smp=1, icount=True)
+        self.assertEqual((args.name, args.arch, args.mode, args.timeout,
+                          args.memory, args.smp, args.icount, args.kvm,
+                          args.cpu, args.dtb, args.drive, args.append),
+                         ('g', 'amd64', 'check', 900, '1G', 1, True, False,
+                          None, None, None, ''))
+        with self.assertRaisesRegex(TypeError, 'no such argument arc'):
+            ktest.guest_args(arc='amd64')
 
     def test_amd64(self):
         cmd = self.command('amd64')
