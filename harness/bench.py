@@ -60,6 +60,12 @@ CONFIGS = [
      'not built'),
     ('7', 'kernel (3) booted with `sysctl.vm.mem_profiling=0`', 'prof',
      'sysctl.vm.mem_profiling=0', '', '', 'disabled'),
+    # As on a systemd machine: memory cgroups in use (their static key on),
+    # most allocations not charged to one.
+    ('8', 'kernel (3) in a memory cgroup, unaccounted', 'prof', '', 'memcg',
+     '', 'enabled'),
+    ('9', 'kernel (3) + `__GFP_ACCOUNT` in a memory cgroup', 'prof', '',
+     'memcg', 'account=1', 'enabled'),
 ]
 # Upstream's implementation (Linux 6.12), where it has the same settings.
 UPSTREAM_CONFIGS = [

@@ -452,11 +452,11 @@ class BenchJudge(unittest.TestCase):
                          'free, ours and upstream\'s')
         rows = [l for l in out if l.startswith('| (')]
         self.assertEqual([r.split(' ', 2)[1] for r in rows],
-                         ['(2)', '(3)', '(4)', '(5)', '(6)', '(7)', '(u2)',
-                          '(u3)', '(u4)', '(u7)'])
+                         ['(2)', '(3)', '(4)', '(5)', '(6)', '(7)', '(8)',
+                          '(9)', '(u2)', '(u3)', '(u4)', '(u7)'])
         self.assertTrue(rows[1].endswith(' | +30.0 | +30.0 | +30.0 | '
                                          '+30.0 | 4.0 B |'))
-        self.assertTrue(rows[8].endswith(' | +44.0 | +44.0 | +44.0 | '
+        self.assertTrue(rows[10].endswith(' | +44.0 | +44.0 | +44.0 | '
                                          '+30.0 | 8.0 B |'))
         self.assertEqual(out[-4:], [
             '- (%s) against (u%s): kmalloc below, page below, order2 below, '

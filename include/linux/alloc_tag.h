@@ -135,33 +135,36 @@ static inline void alloc_tag_sub_check(union codetag_ref *ref) {}
 static inline void alloc_tag_add(union codetag_ref *ref,
 				 struct alloc_tag *tag, size_t bytes)
 {
+	/* Loaded once: the per-cpu updates may alias it for the compiler. */
+	struct alloc_tag_counters __percpu *counters;
+
 	alloc_tag_add_check(ref, tag);
 	if (!tag) {
 		ref->ct = NULL;
 		return;
 	}
 	ref->ct = &tag->ct;
-	this_cpu_add(tag->counters->bytes, bytes);
-	this_cpu_inc(tag->counters->calls);
+	counters = tag->counters;
+	this_cpu_add(counters->bytes, bytes);
+	this_cpu_inc(counters->calls);
 }
 
 /* Uncharge what @ref was charged with, and forget it. */
 static inline void alloc_tag_sub(union codetag_ref *ref, size_t bytes)
 {
-	struct alloc_tag *tag;
+	struct alloc_tag_counters __percpu *counters;
+	struct codetag *ct = ref->ct;
 
 	alloc_tag_sub_check(ref);
 	/* No store for an untagged object: its cache line stays clean. */
-	if (!ref->ct)
+	if (!ct)
 		return;
-	if (is_codetag_empty(ref)) {
-		ref->ct = NULL;
-		return;
-	}
-	tag = ct_to_alloc_tag(ref->ct);
-	this_cpu_sub(tag->counters->bytes, bytes);
-	this_cpu_dec(tag->counters->calls);
 	ref->ct = NULL;
+	if (ct == CODETAG_EMPTY)
+		return;
+	counters = ct_to_alloc_tag(ct)->counters;
+	this_cpu_sub(counters->bytes, bytes);
+	this_cpu_dec(counters->calls);
 }
 
 /*
