@@ -2,7 +2,8 @@
 """make bench: what memory allocation profiling costs, measured.
 
   bench.py --tree TREE --base KOUT --prof KOUT --off KOUT --out DIR
-           [--up-base KOUT --up-prof KOUT --up-off KOUT] [--rounds N] [--repeat N] [--ms MS] [--memory SIZE] [--icount]
+           [--up-base KOUT --up-prof KOUT --up-off KOUT]
+           [--rounds N] [--repeat N] [--ms MS] [--memory SIZE] [--icount]
            [--only 1,3,...]
 
 KOUT: kernel builds without profiling (base), with it on by default (prof)
@@ -247,6 +248,12 @@ def fmt_cell(values, base):
     return cell
 
 
+def medians_of(configs, samples):
+    """{label: {test: median}} of every configuration."""
+    return {c[0]: {t: statistics.median(samples[c[0]][t]) for t, _ in TESTS}
+            for c in configs}
+
+
 def baseline(label):
     """The configuration @label is compared with: its kernel family's (1)."""
     return 'u1' if label.startswith('u') else '1'
@@ -266,8 +273,7 @@ def time_table(args, configs, samples):
                mode, args.rounds, args.repeat, args.ms), '',
            '| configuration | ' + ' | '.join(t[1] for t in TESTS) + ' |',
            '|---' * (len(TESTS) + 1) + '|']
-    medians = {c[0]: {t: statistics.median(samples[c[0]][t])
-                      for t, _ in TESTS} for c in configs}
+    medians = medians_of(configs, samples)
     base = medians['1']
     for label, desc, *_ in configs:
         ref = baseline(label)
@@ -287,8 +293,7 @@ def added_table(args, configs, samples, facts):
     upstream's, and page_ext per page."""
     unit = 'instructions' if args.icount else 'ns'
     pages = parse_size(args.memory) // PAGE_SIZE
-    medians = {c[0]: {t: statistics.median(samples[c[0]][t])
-                      for t, _ in TESTS} for c in configs}
+    medians = medians_of(configs, samples)
     out = ['## Added %s per allocation and free, ours and upstream\'s' % unit,
            '', 'Each cell: the median less its baseline\'s ((1) for ours, '
            '(u1) for upstream 6.12). page_ext: bytes per page of the guest\'s '
