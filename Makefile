@@ -41,24 +41,27 @@ KERNEL_benchoff  := $(KERNEL_benchprof),configs/profiling-off.config
 # boot-parameter boots run only their own test. KSELFTESTS "-" means the
 # kernel is only built.
 CHECK_BOOTS       := test arm64 nonprof debug hardening boot-never boot-off \
-		     boot-bogus oom build-ppc64el build-s390x
+		     boot-compressed boot-bogus oom build-ppc64el build-s390x
 SHOW_MEM          := alloc_tag:show_mem_test
 BENCH             := alloc_tag:bench_test
 STRESS            := alloc_tag:stress_test
 BOOT_test         := test|alloc_tag:allocinfo_test,alloc_tag:module_test,$(SHOW_MEM),$(BENCH),$(STRESS)|
 BOOT_arm64        := arm64|alloc_tag:allocinfo_test,alloc_tag:module_test|
 BOOT_nonprof      := nonprof|alloc_tag:noprof_test,alloc_tag:memcg_kmem_test,$(SHOW_MEM),$(BENCH)|
-BOOT_debug        := debug|alloc_tag:allocinfo_test,alloc_tag:module_test,alloc_tag:memcg_kmem_test,$(SHOW_MEM),$(BENCH),$(STRESS)|
+# Page tags compressed (in page->flags), under the DEBUG checks.
+BOOT_debug        := debug|alloc_tag:allocinfo_test,alloc_tag:module_test,alloc_tag:memcg_kmem_test,$(SHOW_MEM),$(BENCH),$(STRESS)|sysctl.vm.mem_profiling=1,compressed
 # Two NUMA nodes; page_owner on, for page_owner_test; kmemleak_test last.
 BOOT_hardening    := hardening|alloc_tag:allocinfo_test,alloc_tag:hash_test,alloc_tag:module_test,alloc_tag:page_owner_test,$(STRESS),alloc_tag:kmemleak_test|harness.numa=2 page_owner=on
 BOOT_boot-never   := test|alloc_tag:boot_param_test,$(SHOW_MEM)|kunit.enable=0 sysctl.vm.mem_profiling=never
-# Off, spelled as upstream's documentation allows.
+# Off, spelled as upstream's documentation allows (page tags compressed).
 BOOT_boot-off     := test|alloc_tag:boot_param_test,$(SHOW_MEM),$(BENCH)|kunit.enable=0 sysctl.vm.mem_profiling=off
+BOOT_boot-compressed := test|alloc_tag:boot_param_test,$(SHOW_MEM)|kunit.enable=0 sysctl.vm.mem_profiling=1,compressed
 # Junk values, each rejected in turn.
 BOOT_boot-bogus   := test|alloc_tag:boot_param_test,$(SHOW_MEM)|kunit.enable=0 \
 		     sysctl.vm.mem_profiling=nope sysctl.vm.mem_profiling= \
 		     sysctl.vm.mem_profiling=1junk sysctl.vm.mem_profiling=-1 \
-		     sysctl.vm.mem_profiling=NEVER
+		     sysctl.vm.mem_profiling=NEVER \
+		     sysctl.vm.mem_profiling=1,compresed sysctl.vm.mem_profiling=0,
 # A small guest for the OOM killer's report.
 BOOT_oom          := test|alloc_tag:oom_test|kunit.enable=0 mem=256M
 BOOT_build-slab   := slab|-|

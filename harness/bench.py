@@ -67,6 +67,9 @@ CONFIGS = [
      '', 'enabled'),
     ('9', 'kernel (3) + `__GFP_ACCOUNT` in a memory cgroup', 'prof', '',
      'memcg', 'account=1', 'enabled'),
+    ('10', 'kernel (3), page tags compressed '
+     '(`sysctl.vm.mem_profiling=1,compressed`)', 'prof',
+     'sysctl.vm.mem_profiling=1,compressed', '', '', 'enabled'),
 ]
 # Upstream's implementation (Linux 6.12), where it has the same settings.
 UPSTREAM_CONFIGS = [
@@ -310,7 +313,8 @@ def added_table(args, configs, samples, facts):
             '%+.1f' % (medians[label][t] - medians[ref][t])
             for t, _ in TESTS) + ' | %.1f B |' % ext)
     out.append('')
-    for ours, theirs in (('2', 'u2'), ('3', 'u3'), ('4', 'u4'), ('7', 'u7')):
+    for ours, theirs in (('2', 'u2'), ('3', 'u3'), ('4', 'u4'), ('7', 'u7'),
+                         ('10', 'u3')):
         out.append('- (%s) against (%s): ' % (ours, theirs) + ', '.join(
             '%s %s' % (t, 'below' if medians[ours][t] - medians['1'][t] <
                        medians[theirs][t] - medians['u1'][t] else 'NOT below')

@@ -6,6 +6,7 @@
 #include <linux/alloc_tag.h>
 #include <linux/codetag.h>
 #include <linux/init.h>
+#include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
@@ -46,6 +47,16 @@ static bool mem_profiling_support __ro_after_init = true;
 static unsigned int boot_replays_pending;
 static bool booted_never __ro_after_init;
 static DEFINE_MUTEX(mem_profiling_lock);
+
+DEFINE_STATIC_KEY_FALSE(mem_alloc_compressed_key);
+unsigned long alloc_tag_kernel_count __ro_after_init;
+/*
+ * Page tags compressed into page->flags: asked for on the command line,
+ * or because profiling is off at boot and page_ext would be set aside for
+ * nothing.
+ */
+static bool compressed_wanted __initdata =
+	!IS_ENABLED(CONFIG_MEM_ALLOC_PROFILING_ENABLED_BY_DEFAULT);
 
 /**
  * alloc_tag_read - sum a tag's per-cpu counters
@@ -150,22 +161,30 @@ int mem_alloc_profiling_set(bool enable)
 /*
  * A value of sysctl.vm.mem_profiling= on the command line: "never", or a
  * boolean spelling of kstrtobool(), which upstream takes, but only as a
- * whole word ("1junk" and "nope" are junk, not 1 and 0).
- * Return: 0 with @enable set, 1 for "never", -EINVAL for junk.
+ * whole word ("1junk" and "nope" are junk, not 1 and 0); either may be
+ * followed by ",compressed", as upstream spells it.
+ * Return: 0 with @enable and @compressed set, 1 for "never", -EINVAL for
+ * junk.
  */
-static int parse_boot_value(const char *str, bool *enable)
+static int parse_boot_value(const char *str, bool *enable, bool *compressed)
 {
 	static const char * const words[][2] = {
 		{ "0", "1" }, { "n", "y" }, { "no", "yes" }, { "off", "on" },
 		{ "f", "t" }, { "false", "true" },
 	};
+	const char *comma = strchr(str, ',');
+	size_t len = comma ? comma - str : strlen(str);
 	unsigned int i, v;
 
-	if (!strcmp(str, "never"))
+	if (comma && strcmp(comma, ",compressed"))
+		return -EINVAL;
+	*compressed = comma;
+	if (len == 5 && !strncmp(str, "never", len))
 		return 1;
 	for (i = 0; i < ARRAY_SIZE(words); i++) {
 		for (v = 0; v < 2; v++) {
-			if (!strcasecmp(str, words[i][v])) {
+			if (strlen(words[i][v]) == len &&
+			    !strncasecmp(str, words[i][v], len)) {
 				*enable = v;
 				return 0;
 			}
@@ -175,16 +194,60 @@ static int parse_boot_value(const char *str, bool *enable)
 }
 
 /*
+ * Compressed indices after vmlinux's go to module tags: at most
+ * MODULE_IDX_MAX at a time, found through a table of MODULE_IDX_PIECE
+ * entries per piece, allocated as modules need them.
+ */
+#define MODULE_IDX_PIECE	1024
+#define MODULE_IDX_MAX		(IS_ENABLED(CONFIG_MODULES) ? 64 * MODULE_IDX_PIECE : 0)
+
+static unsigned long module_idx_limit(void)
+{
+	return min_t(unsigned long, MODULE_IDX_MAX,
+		     PAGE_TAG_IDX_EMPTY - 1 - alloc_tag_kernel_count);
+}
+
+/*
+ * Compressed page tags: number vmlinux's tags and switch to them, if the
+ * free bits of page->flags can hold every index. Called at the early
+ * parameter, at page_ext's question and at the core initcall, whichever
+ * is first; before any page is tagged.
+ */
+static bool __init page_tags_setup(void)
+{
+	static bool done __initdata;
+	unsigned long i, nr = __stop_alloc_tags - __start_alloc_tags;
+
+	if (done || !compressed_wanted || !mem_profiling_support)
+		return page_tags_compressed();
+	done = true;
+	alloc_tag_kernel_count = nr;
+	/* Index 0 is no tag, the largest marks untagged pages. */
+	if (nr + 1 >= PAGE_TAG_IDX_EMPTY) {
+		pr_warn("allocation profiling: page->flags has %d free bits, compressed page tags need %d for vmlinux's %lu tags: page tags kept in page_ext\n",
+			(int)PAGE_TAG_FREE_BITS, order_base_2(nr + 2), nr);
+		return false;
+	}
+	for (i = 0; i < nr; i++)
+		__start_alloc_tags[i].ct.flags |= (i + 1) << CODETAG_IDX_SHIFT;
+	static_branch_enable(&mem_alloc_compressed_key);
+	pr_info("allocation profiling: page tags compressed into %d of %d free page flag bits: %lu tags addressable, %lu in vmlinux\n",
+		(int)PAGE_TAG_IDX_BITS, (int)PAGE_TAG_FREE_BITS,
+		nr + module_idx_limit(), nr);
+	return true;
+}
+
+/*
  * sysctl.vm.mem_profiling= on the command line. Parsed early so that
  * "never" is known before page_ext sizes itself.
  */
 static int __init setup_early_mem_profiling(char *str)
 {
-	bool enable = false;
-	int ret = parse_boot_value(str ?: "", &enable);
+	bool enable = false, compressed = false;
+	int ret = parse_boot_value(str ?: "", &enable, &compressed);
 
 	if (ret < 0) {
-		pr_err("sysctl.vm.mem_profiling=%s: expected 0, 1, never, y/n, yes/no, on/off, t/f or true/false; keeping the default (%d)\n",
+		pr_err("sysctl.vm.mem_profiling=%s: expected 0, 1, never, y/n, yes/no, on/off, t/f or true/false, optionally followed by ,compressed; keeping the default (%d)\n",
 		       str ?: "", mem_alloc_profiling_enabled());
 		return 0;
 	}
@@ -197,6 +260,8 @@ static int __init setup_early_mem_profiling(char *str)
 	/* Nothing can have been charged this early: frees need not look. */
 	if (!enable)
 		static_branch_disable(&mem_alloc_tags_in_use_key);
+	compressed_wanted = compressed || !enable;
+	page_tags_setup();
 	return 0;
 }
 early_param("sysctl.vm.mem_profiling", setup_early_mem_profiling);
@@ -206,8 +271,8 @@ static int mem_profiling_sysctl(struct ctl_table *table, int write,
 {
 	const char *value = buffer;
 	size_t len = *lenp;
-	bool replay = false, enable;
-	char word[8];
+	bool replay = false, enable, compressed;
+	char word[24];
 	int err;
 
 	if (!write) {
@@ -228,7 +293,7 @@ static int mem_profiling_sysctl(struct ctl_table *table, int write,
 	if (boot_replays_pending && len < sizeof(word)) {
 		memcpy(word, value, len);
 		word[len] = '\0';
-		replay = parse_boot_value(word, &enable) >= 0;
+		replay = parse_boot_value(word, &enable, &compressed) >= 0;
 	}
 	if (replay) {
 		/* The command line's value, applied already: nothing to do. */
@@ -244,6 +309,22 @@ static int mem_profiling_sysctl(struct ctl_table *table, int write,
 	return 0;
 }
 
+/* Read-only: which of the two homes of page tags is in use. */
+static int mem_profiling_compressed_sysctl(struct ctl_table *table, int write,
+					   void *buffer, size_t *lenp,
+					   loff_t *ppos)
+{
+	int compressed = page_tags_compressed();
+	struct ctl_table t = {
+		.data = &compressed,
+		.maxlen = sizeof(compressed),
+	};
+
+	if (write)
+		return -EPERM;
+	return proc_dointvec(&t, 0, buffer, lenp, ppos);
+}
+
 static struct ctl_table mem_profiling_sysctls[] = {
 	{
 		.procname	= "mem_profiling",
@@ -253,6 +334,11 @@ static struct ctl_table mem_profiling_sysctls[] = {
 		.mode		= 0644,
 #endif
 		.proc_handler	= mem_profiling_sysctl,
+	},
+	{
+		.procname	= "mem_profiling_compressed",
+		.mode		= 0444,
+		.proc_handler	= mem_profiling_compressed_sysctl,
 	},
 	{ }
 };
@@ -398,14 +484,90 @@ void alloc_tag_show_mem(void)
 #define COUNTERS_PER_CHUNK (PCPU_MIN_UNIT_SIZE / sizeof(struct alloc_tag_counters))
 
 struct module_counters {
+	unsigned long idx_first;	/* compressed: the tags' first slot */
+	unsigned long nr_idx;		/* ... and how many have an index */
 	unsigned int nr_chunks;
 	struct alloc_tag_counters __percpu *chunk[];
 };
+
+/*
+ * Slots of compressed indices: slot n is index alloc_tag_kernel_count +
+ * 1 + n. A module takes a run as long as its tags, first fit.
+ */
+static struct alloc_tag **module_idx_piece[MODULE_IDX_MAX / MODULE_IDX_PIECE];
+static unsigned long *module_idx_used;
+static DEFINE_MUTEX(module_idx_lock);
+
+/**
+ * alloc_tag_module_ct - the module tag of a compressed page tag index
+ * @idx: an index above vmlinux's
+ *
+ * Return: the tag; the page it was read from holds a charge of it, which
+ * keeps the module's tags and their slots.
+ */
+struct codetag *alloc_tag_module_ct(unsigned long idx)
+{
+	unsigned long slot = idx - alloc_tag_kernel_count - 1;
+	struct alloc_tag **piece;
+
+	piece = READ_ONCE(module_idx_piece[slot / MODULE_IDX_PIECE]);
+	return &piece[slot % MODULE_IDX_PIECE]->ct;
+}
+
+static void module_idx_assign(struct module_counters *mc,
+			      struct alloc_tag *start, unsigned long nr)
+{
+	unsigned long limit = module_idx_limit(), first, i;
+
+	if (!page_tags_compressed() || !nr)
+		return;
+	mutex_lock(&module_idx_lock);
+	if (!module_idx_used)
+		module_idx_used = bitmap_zalloc(limit, GFP_KERNEL);
+	if (!module_idx_used)
+		goto full;
+	first = bitmap_find_next_zero_area(module_idx_used, limit, 0, nr, 0);
+	if (first >= limit)
+		goto full;
+	for (i = first / MODULE_IDX_PIECE; i <= (first + nr - 1) / MODULE_IDX_PIECE; i++) {
+		if (module_idx_piece[i])
+			continue;
+		module_idx_piece[i] = kcalloc(MODULE_IDX_PIECE,
+					      sizeof(struct alloc_tag *),
+					      GFP_KERNEL);
+		if (!module_idx_piece[i])
+			goto full;
+	}
+	bitmap_set(module_idx_used, first, nr);
+	mutex_unlock(&module_idx_lock);
+	for (i = 0; i < nr; i++) {
+		module_idx_piece[(first + i) / MODULE_IDX_PIECE][(first + i) % MODULE_IDX_PIECE] = &start[i];
+		start[i].ct.flags |= (alloc_tag_kernel_count + 1 + first + i) <<
+				     CODETAG_IDX_SHIFT;
+	}
+	mc->idx_first = first;
+	mc->nr_idx = nr;
+	return;
+full:
+	mutex_unlock(&module_idx_lock);
+	pr_warn("%s: no room for the compressed page tags of its %lu allocation call sites: its page allocations are not counted\n",
+		start->ct.modname, nr);
+}
+
+static void module_idx_release(struct module_counters *mc)
+{
+	if (!mc->nr_idx)
+		return;
+	mutex_lock(&module_idx_lock);
+	bitmap_clear(module_idx_used, mc->idx_first, mc->nr_idx);
+	mutex_unlock(&module_idx_lock);
+}
 
 static void free_module_counters(struct module_counters *mc)
 {
 	unsigned int i;
 
+	module_idx_release(mc);
 	for (i = 0; i < mc->nr_chunks; i++)
 		free_percpu(mc->chunk[i]);
 	kfree(mc);
@@ -437,6 +599,7 @@ static int alloc_tag_module_load(struct codetag_type *cttype,
 	for (i = 0; i < nr; i++)
 		start[i].counters = mc->chunk[i / COUNTERS_PER_CHUNK] +
 				    i % COUNTERS_PER_CHUNK;
+	module_idx_assign(mc, start, nr);
 	cmod->data = mc;
 	return 0;
 }
@@ -492,6 +655,8 @@ free:
 }
 #endif
 
+static void __init init_page_alloc_tagging(void);
+
 static int __init alloc_tag_init(void)
 {
 	const struct codetag_type_desc desc = {
@@ -513,6 +678,9 @@ static int __init alloc_tag_init(void)
 		return PTR_ERR(cttype);
 	}
 	alloc_tag_cttype = cttype;
+	/* Compressed, nothing else marks the pages allocated until now. */
+	if (page_tags_setup())
+		init_page_alloc_tagging();
 	register_sysctl_init("vm", mem_profiling_sysctls);
 	if (!proc_create_seq_private("allocinfo", 0400, NULL, &allocinfo_seq_op,
 				     sizeof(struct codetag_iterator), NULL))
@@ -523,29 +691,54 @@ static int __init alloc_tag_init(void)
 /* Before any module can be loaded: its tags need counters. */
 core_initcall(alloc_tag_init);
 
-static bool need_page_alloc_tagging(void)
+/* page_ext for tags, unless they are compressed into page->flags. */
+static bool __init need_page_alloc_tagging(void)
 {
-	return mem_profiling_support;
+	return mem_profiling_support && !page_tags_setup();
+}
+
+/* Clears an untagged page's tag to "deliberately untagged". */
+static bool page_tag_mark_untagged(struct page *page)
+{
+	unsigned long old, new;
+	struct page_tag_ref pt;
+	bool marked;
+
+	if (page_tags_compressed()) {
+		old = READ_ONCE(page->flags);
+		do {
+			if (old & PAGE_TAG_IDX_MASK)
+				return false;
+			new = old | PAGE_TAG_IDX_MASK;
+		} while (!try_cmpxchg(&page->flags, &old, new));
+		return true;
+	}
+	if (!get_page_tag_ref(page, &pt))
+		return false;
+	marked = !cmpxchg(&pt.ref->ct, NULL, CODETAG_EMPTY);
+	put_page_tag_ref(&pt);
+	return marked;
 }
 
 #ifdef CONFIG_MEM_ALLOC_PROFILING_DEBUG
-/* Set once pages that predate page_ext are marked: frees may now check. */
+/* Set once pages that predate page tags are marked: frees may now check. */
 bool alloc_tag_debug_checks __read_mostly;
 
 /*
- * Pages allocated before page_ext existed carry no tag; mark them so that
- * freeing them does not warn. Without the zone lock a free block can be
- * misread: then free pages get marked too, which is harmless, as the mark
- * is overwritten when they are allocated.
+ * Pages allocated before page tags existed carry no tag; mark them so
+ * that freeing them does not warn. Without the zone lock a free block can
+ * be misread: then free pages get marked too, which is harmless, as the
+ * mark is overwritten when they are allocated. Another CPU may allocate
+ * and tag a page between our look and the mark: the mark is then not
+ * made, as it is only made on an untagged page.
  */
 static void __init init_page_alloc_tagging(void)
 {
 	unsigned long pfn, order, marked = 0;
-	union codetag_ref *ref;
 	struct zone *zone;
 
 	/* page_ext calls every client's init, needed or not. */
-	if (!mem_profiling_support)
+	if (!mem_profiling_support || alloc_tag_debug_checks)
 		return;
 	for_each_populated_zone(zone) {
 		for (pfn = zone->zone_start_pfn; pfn < zone_end_pfn(zone); pfn++) {
@@ -565,16 +758,12 @@ static void __init init_page_alloc_tagging(void)
 					pfn += (1UL << order) - 1;
 				continue;
 			}
-			ref = get_page_tag_ref(page);
-			if (!ref)
-				continue;
-			if (!cmpxchg(&ref->ct, NULL, CODETAG_EMPTY))
+			if (page_tag_mark_untagged(page))
 				marked++;
-			put_page_tag_ref(ref);
 		}
 	}
 	WRITE_ONCE(alloc_tag_debug_checks, true);
-	pr_info("allocation profiling: %lu pages in use before page_ext marked untagged\n",
+	pr_info("allocation profiling: %lu pages in use before page tags marked untagged\n",
 		marked);
 }
 #else
@@ -589,21 +778,59 @@ struct page_ext_operations page_alloc_tagging_ops = {
 
 void __pgalloc_tag_add(struct page *page, unsigned int nr)
 {
-	union codetag_ref *ref = get_page_tag_ref(page);
+	struct alloc_tag *tag = current->alloc_tag;
+	struct alloc_tag_counters __percpu *counters;
+	struct page_tag_ref pt;
+	unsigned long idx;
 
-	if (ref) {
-		alloc_tag_add(ref, current->alloc_tag, PAGE_SIZE * nr);
-		put_page_tag_ref(ref);
+	/* Compressed, without checks: a free page's index is 0 already. */
+	if (!IS_ENABLED(CONFIG_MEM_ALLOC_PROFILING_DEBUG) &&
+	    page_tags_compressed()) {
+		if (!tag)
+			return;
+		idx = alloc_tag_idx(tag);
+		if (unlikely(!idx)) {
+			alloc_tag_set_inaccurate(tag);
+			return;
+		}
+		page_tag_set_idx(page, idx);
+		counters = tag->counters;
+		this_cpu_add(counters->bytes, PAGE_SIZE * nr);
+		this_cpu_inc(counters->calls);
+		return;
 	}
+	if (!get_page_tag_ref(page, &pt))
+		return;
+	if (page_tag_storable(tag))
+		alloc_tag_add(pt.ref, tag, PAGE_SIZE * nr);
+	else if (IS_ENABLED(CONFIG_MEM_ALLOC_PROFILING_DEBUG))
+		pt.ref->ct = CODETAG_EMPTY;
+	put_page_tag_ref(&pt);
 }
 
 void __pgalloc_tag_sub(struct page *page, unsigned int nr)
 {
-	union codetag_ref *ref = get_page_tag_ref(page);
+	struct alloc_tag_counters __percpu *counters;
+	unsigned long old, idx;
+	struct page_tag_ref pt;
 
-	if (ref) {
-		alloc_tag_sub(ref, PAGE_SIZE * nr);
-		put_page_tag_ref(ref);
+	if (!IS_ENABLED(CONFIG_MEM_ALLOC_PROFILING_DEBUG) &&
+	    page_tags_compressed()) {
+		old = READ_ONCE(page->flags);
+		do {
+			idx = (old & PAGE_TAG_IDX_MASK) >> PAGE_TAG_IDX_PGOFF;
+			if (!idx)
+				return;
+		} while (unlikely(!try_cmpxchg(&page->flags, &old,
+					       old & ~PAGE_TAG_IDX_MASK)));
+		counters = ct_to_alloc_tag(page_tag_idx_to_ct(idx))->counters;
+		this_cpu_sub(counters->bytes, PAGE_SIZE * nr);
+		this_cpu_dec(counters->calls);
+		return;
+	}
+	if (get_page_tag_ref(page, &pt)) {
+		alloc_tag_sub(pt.ref, PAGE_SIZE * nr);
+		put_page_tag_ref(&pt);
 	}
 }
 
@@ -617,27 +844,23 @@ void __pgalloc_tag_sub(struct page *page, unsigned int nr)
  */
 void pgalloc_tag_split(struct page *page, unsigned int nr)
 {
-	struct page_ext *first, *page_ext;
-	union codetag_ref *ref;
+	struct page_tag_ref pt;
 	struct codetag *ct;
 	unsigned int i;
 
-	if (!mem_alloc_tags_in_use())
+	if (!mem_alloc_tags_in_use() || !get_page_tag_ref(page, &pt))
 		return;
-	first = page_ext_get(page);
-	if (!first)
-		return;
-	ct = codetag_ref_from_page_ext(first)->ct;
-	page_ext = first;
+	ct = pt.ref->ct;
+	put_page_tag_ref(&pt);
 	for (i = 1; i < nr; i++) {
-		page_ext = page_ext_next(page_ext);
-		ref = codetag_ref_from_page_ext(page_ext);
+		if (!get_page_tag_ref(nth_page(page, i), &pt))
+			continue;
 		/* Untagged (or DEBUG-empty) pages stay so. */
-		ref->ct = ct;
+		pt.ref->ct = ct;
+		put_page_tag_ref(&pt);
 		if (ct && ct != CODETAG_EMPTY)
 			this_cpu_inc(ct_to_alloc_tag(ct)->counters->calls);
 	}
-	page_ext_put(first);
 }
 
 /**
@@ -651,31 +874,26 @@ void pgalloc_tag_split(struct page *page, unsigned int nr)
  */
 void pgalloc_tag_join(struct page *page, unsigned int nr)
 {
-	struct page_ext *first, *page_ext;
 	struct alloc_tag *head = NULL;
-	union codetag_ref *ref;
+	struct page_tag_ref pt;
 	unsigned int i;
 
-	if (!mem_alloc_tags_in_use())
+	if (!mem_alloc_tags_in_use() || !get_page_tag_ref(page, &pt))
 		return;
-	first = page_ext_get(page);
-	if (!first)
-		return;
-	ref = codetag_ref_from_page_ext(first);
-	if (ref->ct && !is_codetag_empty(ref))
-		head = ct_to_alloc_tag(ref->ct);
-	page_ext = first;
+	if (pt.ref->ct && !is_codetag_empty(pt.ref))
+		head = ct_to_alloc_tag(pt.ref->ct);
+	put_page_tag_ref(&pt);
 	for (i = 1; i < nr; i++) {
-		page_ext = page_ext_next(page_ext);
-		ref = codetag_ref_from_page_ext(page_ext);
-		if (ref->ct && !is_codetag_empty(ref)) {
-			alloc_tag_sub(ref, PAGE_SIZE);
+		if (!get_page_tag_ref(nth_page(page, i), &pt))
+			continue;
+		if (pt.ref->ct && !is_codetag_empty(pt.ref)) {
+			alloc_tag_sub(pt.ref, PAGE_SIZE);
 			if (head)
 				this_cpu_add(head->counters->bytes, PAGE_SIZE);
 		}
-		ref->ct = NULL;
+		pt.ref->ct = NULL;
+		put_page_tag_ref(&pt);
 	}
-	page_ext_put(first);
 }
 
 /**
@@ -688,36 +906,24 @@ void pgalloc_tag_join(struct page *page, unsigned int nr)
  */
 void pgalloc_tag_swap(struct page *new, struct page *old)
 {
-	union codetag_ref *ref_new, *ref_old;
+	struct page_tag_ref pt_new, pt_old;
 	struct codetag *ct;
 
-	if (!mem_alloc_tags_in_use())
+	if (!mem_alloc_tags_in_use() || !get_page_tag_ref(old, &pt_old))
 		return;
-	ref_old = get_page_tag_ref(old);
-	if (!ref_old)
-		return;
-	ref_new = get_page_tag_ref(new);
-	if (ref_new) {
-		ct = ref_old->ct;
-		ref_old->ct = ref_new->ct;
-		ref_new->ct = ct;
-		put_page_tag_ref(ref_new);
+	if (get_page_tag_ref(new, &pt_new)) {
+		ct = pt_old.ref->ct;
+		pt_old.ref->ct = pt_new.ref->ct;
+		pt_new.ref->ct = ct;
+		put_page_tag_ref(&pt_new);
 	}
-	put_page_tag_ref(ref_old);
+	put_page_tag_ref(&pt_old);
 }
 
 /* A page enters the allocator without ever having been allocated. */
 void pgalloc_tag_mark_empty(struct page *page)
 {
-	union codetag_ref *ref;
-
-	if (!IS_ENABLED(CONFIG_MEM_ALLOC_PROFILING_DEBUG) ||
-	    !mem_alloc_tags_in_use())
-		return;
-	ref = get_page_tag_ref(page);
-	if (ref) {
-		if (!ref->ct)
-			ref->ct = CODETAG_EMPTY;
-		put_page_tag_ref(ref);
-	}
+	if (IS_ENABLED(CONFIG_MEM_ALLOC_PROFILING_DEBUG) &&
+	    mem_alloc_tags_in_use())
+		page_tag_mark_untagged(page);
 }

@@ -533,7 +533,8 @@ static void test_tag_names_the_caller(struct kunit *test)
 /*
  * page_ext holds a tag reference per page and nothing else for us: its
  * shared flags word is there only for the users that need it (page_owner,
- * page_idle on 32-bit), when they are enabled. Tags come last.
+ * page_idle on 32-bit), when they are enabled. Tags come last. With page
+ * tags compressed, page_ext holds nothing of ours.
  */
 static void test_page_ext_size(struct kunit *test)
 {
@@ -552,8 +553,52 @@ static void test_page_ext_size(struct kunit *test)
 #endif
 	if (flags)
 		others += sizeof(struct page_ext);
+	if (page_tags_compressed()) {
+		KUNIT_EXPECT_EQ(test, page_ext_size, others);
+		return;
+	}
 	KUNIT_EXPECT_EQ(test, page_alloc_tagging_ops.offset, others);
 	KUNIT_EXPECT_EQ(test, page_ext_size, others + sizeof(union codetag_ref));
+}
+
+/*
+ * Compressed page tags: a page holds its line's index in the free bits of
+ * page->flags, between the page flags and the LRU fields; freeing clears
+ * it. Index i + 1 is vmlinux's tag i, module tags come after.
+ */
+static void test_compressed_page_tags(struct kunit *test)
+{
+	unsigned long idx, pos;
+	struct alloc_tag *tag;
+	struct page *page;
+	unsigned int line;
+
+	if (!page_tags_compressed())
+		kunit_skip(test, "page tags in page_ext");
+	KUNIT_EXPECT_GE(test, PAGE_TAG_IDX_PGOFF, NR_PAGEFLAGS);
+	KUNIT_EXPECT_EQ(test, PAGE_TAG_IDX_PGOFF + PAGE_TAG_IDX_BITS,
+			LRU_REFS_PGOFF);
+	KUNIT_EXPECT_EQ(test, alloc_tag_kernel_count,
+			(unsigned long)(__stop_alloc_tags - __start_alloc_tags));
+	KUNIT_EXPECT_LT(test, alloc_tag_kernel_count + 1, PAGE_TAG_IDX_EMPTY);
+
+	page = alloc_pages(GFP_KERNEL, 1); line = __LINE__;
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	tag = tag_at(test, line);
+	idx = alloc_tag_idx(tag);
+	KUNIT_EXPECT_EQ(test, (page->flags & PAGE_TAG_IDX_MASK) >> PAGE_TAG_IDX_PGOFF, idx);
+	KUNIT_EXPECT_PTR_EQ(test, page_tag_idx_to_ct(idx), &tag->ct);
+	if (tag >= __start_alloc_tags && tag < __stop_alloc_tags) {
+		pos = tag - __start_alloc_tags;
+		KUNIT_EXPECT_EQ(test, idx, pos + 1);
+	} else {
+		KUNIT_EXPECT_GT(test, idx, alloc_tag_kernel_count);
+		KUNIT_EXPECT_LT(test, idx, PAGE_TAG_IDX_EMPTY);
+	}
+	expect_charged(test, tag, 2 * PAGE, 1);
+	__free_pages(page, 1);
+	KUNIT_EXPECT_EQ(test, page_tag_idx(page), 0UL);
+	expect_charged(test, tag, 0, 0);
 }
 
 static struct kunit_case alloc_tag_test_cases[] = {
@@ -576,6 +621,7 @@ static struct kunit_case alloc_tag_test_cases[] = {
 	KUNIT_CASE(test_toggle),
 	KUNIT_CASE(test_tag_names_the_caller),
 	KUNIT_CASE(test_page_ext_size),
+	KUNIT_CASE(test_compressed_page_tags),
 	{}
 };
 

@@ -101,6 +101,18 @@ static inline bool alloc_tag_is_inaccurate(struct alloc_tag *tag)
 	return READ_ONCE(tag->ct.flags) & CODETAG_FLAG_INACCURATE;
 }
 
+/*
+ * ct.flags above the flag bits: the tag's index for page tags compressed
+ * into page->flags (see pgalloc_tag.h); 0 while it has none.
+ */
+#define CODETAG_IDX_SHIFT	8
+#define ALLOC_TAG_IDX_BITS	(32 - CODETAG_IDX_SHIFT)
+
+static inline unsigned long alloc_tag_idx(struct alloc_tag *tag)
+{
+	return READ_ONCE(tag->ct.flags) >> CODETAG_IDX_SHIFT;
+}
+
 struct alloc_tag_counters alloc_tag_read(struct alloc_tag *tag);
 struct alloc_tag *alloc_tag_find(const char *filename, unsigned int lineno);
 int mem_alloc_profiling_set(bool enable);

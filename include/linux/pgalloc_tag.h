@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Page allocation tags: the page allocator keeps the tag that charged a
- * page in the page's page_ext, so that freeing the page uncharges it.
- * For mm internals; callers use the gfp.h entry points.
+ * page with the page, so that freeing the page uncharges it: in the
+ * page's page_ext, or, compressed, as the tag's index in spare bits of
+ * page->flags. For mm internals; callers use the gfp.h entry points.
  */
 #ifndef _LINUX_PGALLOC_TAG_H
 #define _LINUX_PGALLOC_TAG_H
@@ -11,6 +12,8 @@
 
 #ifdef CONFIG_MEM_ALLOC_PROFILING
 
+#include <linux/atomic.h>
+#include <linux/mmzone.h>
 #include <linux/page_ext.h>
 
 extern struct page_ext_operations page_alloc_tagging_ops;
@@ -25,17 +28,126 @@ static inline struct page_ext *page_ext_from_codetag_ref(union codetag_ref *ref)
 	return (void *)ref - page_alloc_tagging_ops.offset;
 }
 
-/* Must be followed by put_page_tag_ref() when not NULL; may not sleep. */
-static inline union codetag_ref *get_page_tag_ref(struct page *page)
-{
-	struct page_ext *page_ext = page_ext_get(page);
+/*
+ * Compressed page tags: the bits of page->flags between the page flags
+ * and the LRU generation, KASAN, last-cpupid, zone, node and section
+ * fields, which nothing else uses. sparc64 keeps a CPU number in the
+ * upper half of page->flags.
+ */
+#ifdef CONFIG_SPARC64
+#define PAGE_TAG_FREE_BITS	0
+#else
+#define PAGE_TAG_FREE_BITS	(LRU_REFS_PGOFF - NR_PAGEFLAGS)
+#endif
+#define PAGE_TAG_IDX_BITS	min_t(int, PAGE_TAG_FREE_BITS, ALLOC_TAG_IDX_BITS)
+#define PAGE_TAG_IDX_PGOFF	(LRU_REFS_PGOFF - PAGE_TAG_IDX_BITS)
+/* The largest index marks pages deliberately left untagged (DEBUG). */
+#define PAGE_TAG_IDX_EMPTY	((1UL << PAGE_TAG_IDX_BITS) - 1)
+#define PAGE_TAG_IDX_MASK	(PAGE_TAG_IDX_EMPTY << PAGE_TAG_IDX_PGOFF)
 
-	return page_ext ? codetag_ref_from_page_ext(page_ext) : NULL;
+DECLARE_STATIC_KEY_FALSE(mem_alloc_compressed_key);
+
+/* Chosen at boot, before any page is tagged; never changes after. */
+static inline bool page_tags_compressed(void)
+{
+	return static_branch_likely(&mem_alloc_compressed_key);
 }
 
-static inline void put_page_tag_ref(union codetag_ref *ref)
+/* Index i + 1 is vmlinux's tag i; module tags follow. */
+extern unsigned long alloc_tag_kernel_count;
+extern struct alloc_tag __start_alloc_tags[], __stop_alloc_tags[];
+#ifdef CONFIG_MODULES
+struct codetag *alloc_tag_module_ct(unsigned long idx);
+#else
+static inline struct codetag *alloc_tag_module_ct(unsigned long idx) { return NULL; }
+#endif
+
+static inline unsigned long page_tag_idx(struct page *page)
 {
-	page_ext_put(page_ext_from_codetag_ref(ref));
+	return (READ_ONCE(page->flags) & PAGE_TAG_IDX_MASK) >> PAGE_TAG_IDX_PGOFF;
+}
+
+static inline struct codetag *page_tag_idx_to_ct(unsigned long idx)
+{
+	if (!idx)
+		return NULL;
+	if (likely(idx <= alloc_tag_kernel_count))
+		return &__start_alloc_tags[idx - 1].ct;
+	if (idx == PAGE_TAG_IDX_EMPTY)
+		return CODETAG_EMPTY;
+	return alloc_tag_module_ct(idx);
+}
+
+static inline unsigned long page_tag_ct_to_idx(struct codetag *ct)
+{
+	if (!ct)
+		return 0;
+	if (ct == CODETAG_EMPTY)
+		return PAGE_TAG_IDX_EMPTY;
+	return alloc_tag_idx(ct_to_alloc_tag(ct));
+}
+
+/* Other bits of page->flags change under us: atomically. */
+static inline void page_tag_set_idx(struct page *page, unsigned long idx)
+{
+	unsigned long old = READ_ONCE(page->flags), new;
+
+	do {
+		new = (old & ~PAGE_TAG_IDX_MASK) | (idx << PAGE_TAG_IDX_PGOFF);
+	} while (unlikely(!try_cmpxchg(&page->flags, &old, new)));
+}
+
+/*
+ * Whether a page can remember @tag: compressed, a module tag has an index
+ * only if there was room for the module's tags (see lib/alloc_tag.c).
+ */
+static inline bool page_tag_storable(struct alloc_tag *tag)
+{
+	if (!page_tags_compressed() || !tag || alloc_tag_idx(tag))
+		return true;
+	alloc_tag_set_inaccurate(tag);
+	return false;
+}
+
+/*
+ * A page's tag, as a codetag_ref that alloc_tag_add() and alloc_tag_sub()
+ * update: the page_ext slot itself, or a copy of the compressed index
+ * that put_page_tag_ref() writes back.
+ */
+struct page_tag_ref {
+	union codetag_ref *ref;
+	union codetag_ref copy;
+	struct codetag *orig;
+	struct page *page;
+};
+
+/* False if the page has no tag slot; else put_page_tag_ref(), no sleeping. */
+static inline bool get_page_tag_ref(struct page *page, struct page_tag_ref *pt)
+{
+	struct page_ext *page_ext;
+
+	if (page_tags_compressed()) {
+		pt->page = page;
+		pt->orig = page_tag_idx_to_ct(page_tag_idx(page));
+		pt->copy.ct = pt->orig;
+		pt->ref = &pt->copy;
+		return true;
+	}
+	page_ext = page_ext_get(page);
+	if (!page_ext)
+		return false;
+	pt->ref = codetag_ref_from_page_ext(page_ext);
+	return true;
+}
+
+static inline void put_page_tag_ref(struct page_tag_ref *pt)
+{
+	if (page_tags_compressed()) {
+		if (pt->copy.ct != pt->orig)
+			page_tag_set_idx(pt->page, page_tag_ct_to_idx(pt->copy.ct));
+		return;
+	}
+	page_ext_put(page_ext_from_codetag_ref(pt->ref));
 }
 
 void __pgalloc_tag_add(struct page *page, unsigned int nr);
@@ -63,15 +175,14 @@ static inline void pgalloc_tag_sub(struct page *page, unsigned int nr)
 static inline struct alloc_tag *pgalloc_tag_get(struct page *page)
 {
 	struct alloc_tag *tag = NULL;
-	union codetag_ref *ref;
+	struct page_tag_ref pt;
 
 	if (!mem_alloc_tags_in_use())
 		return NULL;
-	ref = get_page_tag_ref(page);
-	if (ref) {
-		if (ref->ct && !is_codetag_empty(ref))
-			tag = ct_to_alloc_tag(ref->ct);
-		put_page_tag_ref(ref);
+	if (get_page_tag_ref(page, &pt)) {
+		if (pt.ref->ct && !is_codetag_empty(pt.ref))
+			tag = ct_to_alloc_tag(pt.ref->ct);
+		put_page_tag_ref(&pt);
 	}
 	return tag;
 }

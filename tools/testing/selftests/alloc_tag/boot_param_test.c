@@ -3,7 +3,8 @@
  * sysctl.vm.mem_profiling= on the kernel command line. The harness boots
  * the test kernel once per value; the test reads /proc/cmdline to know
  * which value it got. Besides 0, 1 and never, the kernel takes the
- * boolean words of upstream's parameter (kstrtobool), whole.
+ * boolean words of upstream's parameter (kstrtobool), whole, and
+ * ",compressed" after any of them, as upstream spells it.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -54,7 +55,30 @@ static int boot_state(const char *v)
 }
 
 #define HELD_PAGES 64
-#define EXPECTED "expected 0, 1, never, y/n, yes/no, on/off, t/f or true/false"
+#define EXPECTED "expected 0, 1, never, y/n, yes/no, on/off, t/f or true/false, optionally followed by ,compressed"
+#define COMPRESSED_SYSCTL "/proc/sys/vm/mem_profiling_compressed"
+
+/* @v without ",compressed" in @word; whether it was there. */
+static bool split_value(const char *v, char *word, size_t size)
+{
+	const char *comma = strchr(v, ',');
+
+	snprintf(word, size, "%.*s", comma ? (int)(comma - v) : (int)strlen(v), v);
+	return comma && !strcmp(comma, ",compressed");
+}
+
+/*
+ * Page tags compressed into page->flags: said at boot, no page_ext, and
+ * the read-only sysctl says so, even to root.
+ */
+static void expect_compressed(struct __test_metadata *_metadata)
+{
+	EXPECT_EQ(1, read_long(COMPRESSED_SYSCTL));
+	EXPECT_EQ(1, kmsg_contains("allocation profiling: page tags compressed into "));
+	EXPECT_EQ(0, kmsg_contains("bytes of page_ext"));
+	EXPECT_EQ(-EACCES, write_file(COMPRESSED_SYSCTL, "0"));
+	EXPECT_EQ(1, read_long(COMPRESSED_SYSCTL));
+}
 
 /* Fault in anonymous memory, which profiling charges if it is on. */
 static char *hold_memory(void)
@@ -77,12 +101,16 @@ static void release_memory(char *p)
 TEST(command_line_value)
 {
 	const char *v = boot_value();
-	char msg[256], *held;
+	char msg[256], word[16], *held;
+	bool compressed;
 	int i;
 
 	ASSERT_NE(NULL, v) TH_LOG("booted without " BOOT_PARAM);
+	compressed = split_value(v, word, sizeof(word));
 	if (!strcmp(v, "never")) {
 		EXPECT_EQ(0, sysctl_read());
+		EXPECT_EQ(0, read_long(COMPRESSED_SYSCTL));
+		EXPECT_EQ(0, kmsg_contains("page tags compressed"));
 		EXPECT_EQ(EOPNOTSUPP, sysctl_write("1", 1, 0));
 		EXPECT_EQ(0, sysctl_read());
 		EXPECT_EQ(0, sysctl_write("0", 1, 0));
@@ -95,9 +123,10 @@ TEST(command_line_value)
 		ASSERT_NE(NULL, held);
 		EXPECT_EQ(0, total_bytes());
 		release_memory(held);
-	} else if (boot_state(v) == 0) {
+	} else if (boot_state(word) == 0) {
+		/* Off at boot: nothing reserved, page tags compressed. */
 		EXPECT_EQ(0, sysctl_read());
-		EXPECT_EQ(1, kmsg_contains("bytes of page_ext"));
+		expect_compressed(_metadata);
 		EXPECT_EQ(0, kmsg_contains("Failed to set sysctl parameter"));
 		held = hold_memory();
 		ASSERT_NE(NULL, held);
@@ -106,6 +135,14 @@ TEST(command_line_value)
 		EXPECT_EQ(EINVAL, sysctl_write("never", 5, 0));
 		ASSERT_EQ(0, sysctl_write("1", 1, 0));
 		EXPECT_EQ(1, sysctl_read());
+		held = hold_memory();
+		ASSERT_NE(NULL, held);
+		EXPECT_LE(HELD_PAGES * getpagesize(), total_bytes());
+		release_memory(held);
+	} else if (boot_state(word) == 1 && compressed) {
+		EXPECT_EQ(1, sysctl_read());
+		expect_compressed(_metadata);
+		EXPECT_EQ(0, kmsg_contains("Failed to set sysctl parameter"));
 		held = hold_memory();
 		ASSERT_NE(NULL, held);
 		EXPECT_LE(HELD_PAGES * getpagesize(), total_bytes());
@@ -123,6 +160,8 @@ TEST(command_line_value)
 		}
 		EXPECT_EQ(1, sysctl_read());
 		EXPECT_LT(0, total_bytes());
+		EXPECT_EQ(0, read_long(COMPRESSED_SYSCTL));
+		EXPECT_EQ(1, kmsg_contains("bytes of page_ext"));
 	}
 }
 
