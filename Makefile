@@ -55,7 +55,8 @@ BOOT_hardening    := hardening|alloc_tag:allocinfo_test,alloc_tag:hash_test,allo
 BOOT_boot-never   := test|alloc_tag:boot_param_test,$(SHOW_MEM)|kunit.enable=0 sysctl.vm.mem_profiling=never
 # Off, spelled as upstream's documentation allows (page tags compressed).
 BOOT_boot-off     := test|alloc_tag:boot_param_test,$(SHOW_MEM),$(BENCH)|kunit.enable=0 sysctl.vm.mem_profiling=off
-BOOT_boot-compressed := test|alloc_tag:boot_param_test,$(SHOW_MEM)|kunit.enable=0 sysctl.vm.mem_profiling=1,compressed
+# Compressed without the DEBUG checks: the page hooks' fast paths.
+BOOT_boot-compressed := test|alloc_tag:boot_param_test,alloc_tag:allocinfo_test,alloc_tag:module_test,$(SHOW_MEM)|sysctl.vm.mem_profiling=1,compressed
 # Junk values, each rejected in turn.
 BOOT_boot-bogus   := test|alloc_tag:boot_param_test,$(SHOW_MEM)|kunit.enable=0 \
 		     sysctl.vm.mem_profiling=nope sysctl.vm.mem_profiling= \

@@ -517,7 +517,7 @@ struct codetag *alloc_tag_module_ct(unsigned long idx)
 static void module_idx_assign(struct module_counters *mc,
 			      struct alloc_tag *start, unsigned long nr)
 {
-	unsigned long limit = module_idx_limit(), first, i;
+	unsigned long limit = module_idx_limit(), first, slot, i;
 
 	if (!page_tags_compressed() || !nr)
 		return;
@@ -541,8 +541,9 @@ static void module_idx_assign(struct module_counters *mc,
 	bitmap_set(module_idx_used, first, nr);
 	mutex_unlock(&module_idx_lock);
 	for (i = 0; i < nr; i++) {
-		module_idx_piece[(first + i) / MODULE_IDX_PIECE][(first + i) % MODULE_IDX_PIECE] = &start[i];
-		start[i].ct.flags |= (alloc_tag_kernel_count + 1 + first + i) <<
+		slot = first + i;
+		module_idx_piece[slot / MODULE_IDX_PIECE][slot % MODULE_IDX_PIECE] = &start[i];
+		start[i].ct.flags |= (alloc_tag_kernel_count + 1 + slot) <<
 				     CODETAG_IDX_SHIFT;
 	}
 	mc->idx_first = first;
