@@ -784,7 +784,11 @@ void __pgalloc_tag_add(struct page *page, unsigned int nr)
 	struct page_tag_ref pt;
 	unsigned long idx;
 
-	/* Compressed, without checks: a free page's index is 0 already. */
+	/*
+	 * Compressed, without checks: a free page's index is 0 already. The
+	 * new page is ours alone: the page allocator updates its flags
+	 * without atomics here too (prep_compound_page()).
+	 */
 	if (!IS_ENABLED(CONFIG_MEM_ALLOC_PROFILING_DEBUG) &&
 	    page_tags_compressed()) {
 		if (!tag)
@@ -794,7 +798,7 @@ void __pgalloc_tag_add(struct page *page, unsigned int nr)
 			alloc_tag_set_inaccurate(tag);
 			return;
 		}
-		page_tag_set_idx(page, idx);
+		page->flags |= idx << PAGE_TAG_IDX_PGOFF;
 		counters = tag->counters;
 		this_cpu_add(counters->bytes, PAGE_SIZE * nr);
 		this_cpu_inc(counters->calls);
@@ -812,18 +816,16 @@ void __pgalloc_tag_add(struct page *page, unsigned int nr)
 void __pgalloc_tag_sub(struct page *page, unsigned int nr)
 {
 	struct alloc_tag_counters __percpu *counters;
-	unsigned long old, idx;
 	struct page_tag_ref pt;
+	unsigned long idx;
 
+	/* As free_pages_prepare() does, without atomics: the page is ours. */
 	if (!IS_ENABLED(CONFIG_MEM_ALLOC_PROFILING_DEBUG) &&
 	    page_tags_compressed()) {
-		old = READ_ONCE(page->flags);
-		do {
-			idx = (old & PAGE_TAG_IDX_MASK) >> PAGE_TAG_IDX_PGOFF;
-			if (!idx)
-				return;
-		} while (unlikely(!try_cmpxchg(&page->flags, &old,
-					       old & ~PAGE_TAG_IDX_MASK)));
+		idx = page_tag_idx(page);
+		if (!idx)
+			return;
+		page->flags &= ~PAGE_TAG_IDX_MASK;
 		counters = ct_to_alloc_tag(page_tag_idx_to_ct(idx))->counters;
 		this_cpu_sub(counters->bytes, PAGE_SIZE * nr);
 		this_cpu_dec(counters->calls);
