@@ -375,6 +375,14 @@ def memory_table(args, kernels, facts):
         ('for comparison: page_ext of `page_owner=on` (6)',
          facts['6']['page_ext'] - facts['1']['page_ext']),
     ]
+    if '10' in facts:
+        mem_comp = meminfo(facts['10']['sections'])
+        rows += [
+            ('page tags compressed (10): page_ext (boot log)',
+             facts['10']['page_ext'] - facts['1']['page_ext']),
+            ('page tags compressed (10): memory in use after boot, '
+             '(10) - (1)', ram - mem_comp['MemFree'] - used[0]),
+        ]
     out = ['## Memory', '',
            'Guest RAM %s; kernels (1) and (3) as built, guests right after '
            'boot.' % args.memory, '',

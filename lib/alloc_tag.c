@@ -777,64 +777,109 @@ struct page_ext_operations page_alloc_tagging_ops = {
 	.init = init_page_alloc_tagging,
 };
 
-void __pgalloc_tag_add(struct page *page, unsigned int nr)
+/* Compressed with the DEBUG checks, or a module tag without an index. */
+static noinline void pgalloc_tag_add_checked(struct page *page,
+					     struct alloc_tag *tag,
+					     unsigned int nr)
 {
-	struct alloc_tag *tag = current->alloc_tag;
-	struct alloc_tag_counters __percpu *counters;
 	struct page_tag_ref pt;
-	unsigned long idx;
 
-	/*
-	 * Compressed, without checks: a free page's index is 0 already. The
-	 * new page is ours alone: the page allocator updates its flags
-	 * without atomics here too (prep_compound_page()).
-	 */
-	if (!IS_ENABLED(CONFIG_MEM_ALLOC_PROFILING_DEBUG) &&
-	    page_tags_compressed()) {
-		if (!tag)
-			return;
-		idx = alloc_tag_idx(tag);
-		if (unlikely(!idx)) {
-			alloc_tag_set_inaccurate(tag);
-			return;
-		}
-		page->flags |= idx << PAGE_TAG_IDX_PGOFF;
-		counters = tag->counters;
-		this_cpu_add(counters->bytes, PAGE_SIZE * nr);
-		this_cpu_inc(counters->calls);
+	if (!page_tag_storable(tag)) {
+		/* Untagged on purpose: its free must not warn. */
+		pgalloc_tag_mark_empty(page);
 		return;
 	}
-	if (!get_page_tag_ref(page, &pt))
-		return;
-	if (page_tag_storable(tag))
-		alloc_tag_add(pt.ref, tag, PAGE_SIZE * nr);
-	else if (IS_ENABLED(CONFIG_MEM_ALLOC_PROFILING_DEBUG))
-		pt.ref->ct = CODETAG_EMPTY;
+	get_page_tag_ref(page, &pt);
+	alloc_tag_add(pt.ref, tag, PAGE_SIZE * nr);
 	put_page_tag_ref(&pt);
 }
 
+/* Compressed with the DEBUG checks. */
+static noinline void pgalloc_tag_sub_checked(struct page *page,
+					     unsigned int nr)
+{
+	struct page_tag_ref pt;
+
+	get_page_tag_ref(page, &pt);
+	alloc_tag_sub(pt.ref, PAGE_SIZE * nr);
+	put_page_tag_ref(&pt);
+}
+
+/* Page tags in page_ext: its lookup costs registers the others need not. */
+static noinline void pgalloc_tag_add_page_ext(struct page *page,
+					      unsigned int nr)
+{
+	struct page_ext *page_ext = page_ext_get(page);
+
+	if (page_ext) {
+		alloc_tag_add(codetag_ref_from_page_ext(page_ext),
+			      current->alloc_tag, PAGE_SIZE * nr);
+		page_ext_put(page_ext);
+	}
+}
+
+static noinline void pgalloc_tag_sub_page_ext(struct page *page,
+					      unsigned int nr)
+{
+	struct page_ext *page_ext = page_ext_get(page);
+
+	if (page_ext) {
+		alloc_tag_sub(codetag_ref_from_page_ext(page_ext),
+			      PAGE_SIZE * nr);
+		page_ext_put(page_ext);
+	}
+}
+
+/*
+ * Compressed, a free page's index is 0. The new page is ours alone: the
+ * page allocator updates its flags without atomics here too
+ * (prep_compound_page()).
+ */
+void __pgalloc_tag_add(struct page *page, unsigned int nr)
+{
+	struct alloc_tag_counters __percpu *counters;
+	struct alloc_tag *tag;
+	unsigned long idx;
+
+	if (!page_tags_compressed()) {
+		pgalloc_tag_add_page_ext(page, nr);
+		return;
+	}
+	tag = current->alloc_tag;
+	if (!tag)
+		return;
+	idx = alloc_tag_idx(tag);
+	if (IS_ENABLED(CONFIG_MEM_ALLOC_PROFILING_DEBUG) || unlikely(!idx)) {
+		pgalloc_tag_add_checked(page, tag, nr);
+		return;
+	}
+	page->flags |= idx << PAGE_TAG_IDX_PGOFF;
+	counters = tag->counters;
+	this_cpu_add(counters->bytes, PAGE_SIZE * nr);
+	this_cpu_inc(counters->calls);
+}
+
+/* Compressed, without atomics, as free_pages_prepare(): the page is ours. */
 void __pgalloc_tag_sub(struct page *page, unsigned int nr)
 {
 	struct alloc_tag_counters __percpu *counters;
-	struct page_tag_ref pt;
 	unsigned long idx;
 
-	/* As free_pages_prepare() does, without atomics: the page is ours. */
-	if (!IS_ENABLED(CONFIG_MEM_ALLOC_PROFILING_DEBUG) &&
-	    page_tags_compressed()) {
-		idx = page_tag_idx(page);
-		if (!idx)
-			return;
-		page->flags &= ~PAGE_TAG_IDX_MASK;
-		counters = ct_to_alloc_tag(page_tag_idx_to_ct(idx))->counters;
-		this_cpu_sub(counters->bytes, PAGE_SIZE * nr);
-		this_cpu_dec(counters->calls);
+	if (!page_tags_compressed()) {
+		pgalloc_tag_sub_page_ext(page, nr);
 		return;
 	}
-	if (get_page_tag_ref(page, &pt)) {
-		alloc_tag_sub(pt.ref, PAGE_SIZE * nr);
-		put_page_tag_ref(&pt);
+	if (IS_ENABLED(CONFIG_MEM_ALLOC_PROFILING_DEBUG)) {
+		pgalloc_tag_sub_checked(page, nr);
+		return;
 	}
+	idx = page_tag_idx(page);
+	if (!idx)
+		return;
+	page->flags &= ~PAGE_TAG_IDX_MASK;
+	counters = ct_to_alloc_tag(page_tag_idx_to_ct(idx))->counters;
+	this_cpu_sub(counters->bytes, PAGE_SIZE * nr);
+	this_cpu_dec(counters->calls);
 }
 
 /**
