@@ -679,6 +679,7 @@ static int __init alloc_tag_init(void)
 		return PTR_ERR(cttype);
 	}
 	alloc_tag_cttype = cttype;
+	alloc_tag_control_init(cttype);
 	/* Compressed, nothing else marks the pages allocated until now. */
 	if (page_tags_setup())
 		init_page_alloc_tagging();
@@ -777,7 +778,10 @@ struct page_ext_operations page_alloc_tagging_ops = {
 	.init = init_page_alloc_tagging,
 };
 
-/* Compressed with the DEBUG checks, or a module tag without an index. */
+/*
+ * Compressed with the DEBUG checks, a module tag without an index, or a
+ * call site switched off in the control file.
+ */
 static noinline void pgalloc_tag_add_checked(struct page *page,
 					     struct alloc_tag *tag,
 					     unsigned int nr)
@@ -840,16 +844,23 @@ void __pgalloc_tag_add(struct page *page, unsigned int nr)
 	struct alloc_tag_counters __percpu *counters;
 	struct alloc_tag *tag;
 	unsigned long idx;
+	unsigned int flags;
 
 	if (!page_tags_compressed()) {
 		pgalloc_tag_add_page_ext(page, nr);
 		return;
 	}
 	tag = current->alloc_tag;
+	/* DEBUG checks every page, with a tag or without. */
+	if (IS_ENABLED(CONFIG_MEM_ALLOC_PROFILING_DEBUG)) {
+		pgalloc_tag_add_checked(page, tag, nr);
+		return;
+	}
 	if (!tag)
 		return;
-	idx = alloc_tag_idx(tag);
-	if (IS_ENABLED(CONFIG_MEM_ALLOC_PROFILING_DEBUG) || unlikely(!idx)) {
+	flags = READ_ONCE(tag->ct.flags);
+	idx = flags >> CODETAG_IDX_SHIFT;
+	if (unlikely(!idx) || alloc_tag_flags_off(flags)) {
 		pgalloc_tag_add_checked(page, tag, nr);
 		return;
 	}

@@ -10,6 +10,7 @@
 #ifndef _LINUX_ALLOC_TAG_H
 #define _LINUX_ALLOC_TAG_H
 
+#include <linux/atomic.h>
 #include <linux/bits.h>
 #include <linux/bug.h>
 #include <linux/codetag.h>
@@ -85,6 +86,18 @@ static inline bool mem_alloc_tags_in_use(void)
 
 /* ct.flags: the tag missed events, its counters are not exact. */
 #define CODETAG_FLAG_INACCURATE	BIT(0)
+/* ct.flags: switched off in the control file, new allocations not charged. */
+#define ALLOC_TAG_FLAG_OFF	BIT(1)
+
+/* ct.flags changes under allocations of the site: atomically. */
+static inline void alloc_tag_change_flags(struct alloc_tag *tag,
+					  unsigned int clear, unsigned int set)
+{
+	unsigned int old = READ_ONCE(tag->ct.flags);
+
+	while (!try_cmpxchg(&tag->ct.flags, &old, (old & ~clear) | set))
+		;
+}
 
 /*
  * Called when an allocation at @tag could not be charged (no room to
@@ -93,7 +106,7 @@ static inline bool mem_alloc_tags_in_use(void)
 static inline void alloc_tag_set_inaccurate(struct alloc_tag *tag)
 {
 	if (tag && !(READ_ONCE(tag->ct.flags) & CODETAG_FLAG_INACCURATE))
-		WRITE_ONCE(tag->ct.flags, tag->ct.flags | CODETAG_FLAG_INACCURATE);
+		alloc_tag_change_flags(tag, 0, CODETAG_FLAG_INACCURATE);
 }
 
 static inline bool alloc_tag_is_inaccurate(struct alloc_tag *tag)
@@ -111,6 +124,28 @@ static inline bool alloc_tag_is_inaccurate(struct alloc_tag *tag)
 static inline unsigned long alloc_tag_idx(struct alloc_tag *tag)
 {
 	return READ_ONCE(tag->ct.flags) >> CODETAG_IDX_SHIFT;
+}
+
+#ifdef CONFIG_MEM_ALLOC_PROFILING_CONTROL
+DECLARE_STATIC_KEY_FALSE(alloc_tag_control_key);
+
+/* Some call site has a flag in the control file: look at ct.flags. */
+static inline bool alloc_tag_control_active(void)
+{
+	return static_branch_unlikely(&alloc_tag_control_key);
+}
+
+void alloc_tag_control_init(struct codetag_type *cttype);
+int alloc_tag_control_exec(char *cmds, const char *modname);
+#else
+static inline bool alloc_tag_control_active(void) { return false; }
+static inline void alloc_tag_control_init(struct codetag_type *cttype) {}
+#endif
+
+/* @flags (the tag's ct.flags) say: do not charge this allocation. */
+static inline bool alloc_tag_flags_off(unsigned int flags)
+{
+	return alloc_tag_control_active() && (flags & ALLOC_TAG_FLAG_OFF);
 }
 
 struct alloc_tag_counters alloc_tag_read(struct alloc_tag *tag);
@@ -153,6 +188,12 @@ static inline void alloc_tag_add(union codetag_ref *ref,
 	alloc_tag_add_check(ref, tag);
 	if (!tag) {
 		ref->ct = NULL;
+		return;
+	}
+	if (alloc_tag_flags_off(READ_ONCE(tag->ct.flags))) {
+		/* Left untagged on purpose: DEBUG's checks know it. */
+		ref->ct = IS_ENABLED(CONFIG_MEM_ALLOC_PROFILING_DEBUG) ?
+			  CODETAG_EMPTY : NULL;
 		return;
 	}
 	ref->ct = &tag->ct;
@@ -246,5 +287,16 @@ static inline void alloc_tag_show_mem(void) {}
 #define alloc_hooks_always(_do_alloc) _do_alloc
 
 #endif /* CONFIG_MEM_ALLOC_PROFILING */
+
+#ifdef CONFIG_MEM_ALLOC_PROFILING_CONTROL
+int alloc_tag_control_module_param(char *val, const char *modname);
+#else
+/* No such parameter: the module loader says it ignores it. */
+static inline int alloc_tag_control_module_param(char *val,
+						 const char *modname)
+{
+	return -ENOENT;
+}
+#endif
 
 #endif /* _LINUX_ALLOC_TAG_H */

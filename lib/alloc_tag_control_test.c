@@ -1,0 +1,253 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * KUnit tests of the control of call sites (lib/alloc_tag_control.c): the
+ * query language and its errors, and -p on a slab, a page, a vmalloc and
+ * a percpu call site of this file.
+ */
+#include <linux/gfp.h>
+#include <linux/mm.h>
+#include <linux/percpu.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+
+#include "../mm/slab.h"
+#include "alloc_tag_test.h"
+
+#define THIS_FILE	"alloc_tag_control_test.c"
+
+/* One call site of each allocator family; lines learnt at suite init. */
+static unsigned int kmalloc_line, pages_line, vmalloc_line, percpu_line;
+
+static noinline void *kmalloc_site(void)
+{
+	void *p = kmalloc(64, GFP_KERNEL); kmalloc_line = __LINE__;
+
+	return p;
+}
+
+static noinline struct page *pages_site(void)
+{
+	struct page *p = alloc_pages(GFP_KERNEL, 1); pages_line = __LINE__;
+
+	return p;
+}
+
+static noinline void *vmalloc_site(void)
+{
+	void *p = vmalloc(3 * PAGE_SIZE); vmalloc_line = __LINE__;
+
+	return p;
+}
+
+static noinline void __percpu *percpu_site(void)
+{
+	void __percpu *p = __alloc_percpu(32, 8); percpu_line = __LINE__;
+
+	return p;
+}
+
+/* Runs control commands, formatted; returns what the control returns. */
+static __printf(2, 3) int control(struct kunit *test, const char *fmt, ...)
+{
+	va_list args;
+	char *cmds;
+	int ret;
+
+	va_start(args, fmt);
+	cmds = kvasprintf(GFP_KERNEL, fmt, args);
+	va_end(args);
+	KUNIT_ASSERT_NOT_NULL(test, cmds);
+	ret = alloc_tag_control_exec(cmds, NULL);
+	kfree(cmds);
+	return ret;
+}
+
+static bool site_off(struct alloc_tag *tag)
+{
+	return READ_ONCE(tag->ct.flags) & ALLOC_TAG_FLAG_OFF;
+}
+
+static void expect_counters(struct kunit *test, struct alloc_tag *tag,
+			    struct alloc_tag_counters want)
+{
+	expect_charged(test, tag, want.bytes, want.calls);
+}
+
+/*
+ * One family's site: charged while on; switched off, a new allocation is
+ * not charged and the earlier one is still uncharged when freed; back on,
+ * charged again.
+ */
+#define CHECK_SWITCH_OFF(test, site, line, free_fn, want_bytes, want_calls) \
+do {									\
+	struct alloc_tag_counters one, zero = { 0, 0 };			\
+	struct alloc_tag *tag;						\
+	typeof(site()) a, b;						\
+									\
+	a = site();							\
+	KUNIT_ASSERT_NOT_NULL(test, a);					\
+	tag = tag_at(test, line);					\
+	one = alloc_tag_read(tag);					\
+	KUNIT_EXPECT_EQ(test, one.bytes, (u64)(want_bytes));		\
+	KUNIT_EXPECT_EQ(test, one.calls, (u64)(want_calls));		\
+	KUNIT_EXPECT_EQ(test, control(test, "file " THIS_FILE " line %u -p", \
+				      line), 1);			\
+	KUNIT_EXPECT_TRUE(test, site_off(tag));				\
+	b = site();							\
+	KUNIT_ASSERT_NOT_NULL(test, b);					\
+	expect_counters(test, tag, one);				\
+	free_fn(a);							\
+	expect_counters(test, tag, zero);				\
+	free_fn(b);							\
+	expect_counters(test, tag, zero);				\
+	KUNIT_EXPECT_EQ(test, control(test, "file " THIS_FILE " line %u +p", \
+				      line), 1);			\
+	KUNIT_EXPECT_FALSE(test, site_off(tag));			\
+	a = site();							\
+	KUNIT_ASSERT_NOT_NULL(test, a);					\
+	expect_counters(test, tag, one);				\
+	free_fn(a);							\
+	expect_counters(test, tag, zero);				\
+} while (0)
+
+static void free_two_pages(struct page *page)
+{
+	__free_pages(page, 1);
+}
+
+static void test_switch_off(struct kunit *test)
+{
+	size_t page_array = 3 * sizeof(struct page *);
+
+	CHECK_SWITCH_OFF(test, kmalloc_site, kmalloc_line, kfree,
+			 kmalloc_slab(64, GFP_KERNEL)->size, 1);
+	CHECK_SWITCH_OFF(test, pages_site, pages_line, free_two_pages,
+			 2 * PAGE_SIZE, 1);
+	CHECK_SWITCH_OFF(test, percpu_site, percpu_line, free_percpu,
+			 32 * num_possible_cpus(), 1);
+	/* Three pages, one call each, and the kmalloc'ed array of them. */
+	CHECK_SWITCH_OFF(test, vmalloc_site, vmalloc_line, vfree,
+			 3 * PAGE_SIZE + kmalloc_slab(page_array, GFP_KERNEL)->size,
+			 4);
+	KUNIT_EXPECT_FALSE(test, alloc_tag_control_active());
+}
+
+/* The four sites of this file, selected in each way the grammar has. */
+static void test_grammar(struct kunit *test)
+{
+	unsigned int first = kmalloc_line, last = percpu_line;
+
+	KUNIT_EXPECT_EQ(test, control(test, "func kmalloc_site -p"), 1);
+	KUNIT_EXPECT_TRUE(test, site_off(tag_at(test, kmalloc_line)));
+	KUNIT_EXPECT_EQ(test, control(test, "func kmalloc_site =p"), 1);
+	KUNIT_EXPECT_FALSE(test, site_off(tag_at(test, kmalloc_line)));
+	/* Wildcards, full path or base name, quotes, ranges. */
+	KUNIT_EXPECT_EQ(test, control(test, "file lib/" THIS_FILE " func *_site line %u-%u =p",
+				      first, last), 4);
+	KUNIT_EXPECT_EQ(test, control(test, "file '" THIS_FILE "' func \"*_s?te\" line %u- +p",
+				      first), 4);
+	KUNIT_EXPECT_EQ(test, control(test, "file alloc_tag_control_te*.c line -%u func *_site +p",
+				      last), 4);
+	/* Several commands, comments and blank lines. */
+	KUNIT_EXPECT_EQ(test, control(test, "# a comment\n\nfunc pages_site -p ; func vmalloc_site -p # off\n;\n"), 2);
+	KUNIT_EXPECT_TRUE(test, site_off(tag_at(test, pages_line)));
+	KUNIT_EXPECT_TRUE(test, site_off(tag_at(test, vmalloc_line)));
+	KUNIT_EXPECT_FALSE(test, site_off(tag_at(test, percpu_line)));
+	KUNIT_EXPECT_EQ(test, control(test, "func pages_site =_\nfunc vmalloc_site line %u +p",
+				      vmalloc_line), 2);
+	KUNIT_EXPECT_TRUE(test, site_off(tag_at(test, pages_line)));
+	KUNIT_EXPECT_FALSE(test, site_off(tag_at(test, vmalloc_line)));
+	KUNIT_EXPECT_EQ(test, control(test, "func pages_site +p"), 1);
+	/* Nothing matched is no error: nothing changed. */
+	KUNIT_EXPECT_EQ(test, control(test, "func no_such_function_here -p"), 0);
+	KUNIT_EXPECT_EQ(test, control(test, "# only a comment"), 0);
+	KUNIT_EXPECT_EQ(test, control(test, "%s", ""), 0);
+	KUNIT_EXPECT_FALSE(test, alloc_tag_control_active());
+}
+
+/* Each bad command: -EINVAL, and not one site of the write changed. */
+static void test_errors(struct kunit *test)
+{
+	static const char * const bad[] = {
+		"flie " THIS_FILE " -p",		/* unknown keyword */
+		"file " THIS_FILE,			/* no flags */
+		"file " THIS_FILE " +",			/* no flag */
+		"file " THIS_FILE " -x",		/* unknown flag */
+		"file " THIS_FILE " =p_",		/* '_' only alone */
+		"file " THIS_FILE " -p probability",	/* words after flags */
+		"file",					/* no value */
+		"file a file b -p",			/* a term twice */
+		"line 0 -p",				/* lines count from 1 */
+		"line 9-3 -p",
+		"line x -p",
+		"line 1-2-3 -p",
+		"line 99999999999 -p",
+		"file " THIS_FILE " line 100000 -p",	/* beyond the file */
+		"file 'unclosed -p",
+		"file 'a'b -p",
+		"module a_module_name_longer_than_any_module_name_can_be_in_linux -p",
+		"func kmalloc_site -p; junk",		/* the first is not applied */
+		"func kmalloc_site -p\nfile",
+	};
+	const size_t junk_size = 64 * 1024;
+	unsigned int i;
+	char *junk;
+
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		KUNIT_EXPECT_EQ_MSG(test, control(test, "%s", bad[i]), -EINVAL,
+				    "'%s'", bad[i]);
+		KUNIT_EXPECT_FALSE_MSG(test, site_off(tag_at(test, kmalloc_line)),
+				       "'%s'", bad[i]);
+	}
+	/* 64 KiB of junk: one word too many, or an unknown keyword. */
+	junk = kvmalloc(junk_size + 1, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, junk);
+	for (i = 0; i < junk_size; i++)
+		junk[i] = "jk -\n#;'x"[i % 10];
+	junk[junk_size] = '\0';
+	KUNIT_EXPECT_EQ(test, alloc_tag_control_exec(junk, NULL), -EINVAL);
+	memset(junk, 'j', junk_size);
+	KUNIT_EXPECT_EQ(test, alloc_tag_control_exec(junk, NULL), -EINVAL);
+	kvfree(junk);
+	KUNIT_EXPECT_FALSE(test, alloc_tag_control_active());
+}
+
+/* A module parameter's commands apply to the module's sites only. */
+static void test_module_param(struct kunit *test)
+{
+	char cmds[] = "module other_module -p";
+
+	KUNIT_EXPECT_EQ(test, alloc_tag_control_exec(cmds, "this_module"),
+			-EINVAL);
+}
+
+static int control_suite_init(struct kunit_suite *suite)
+{
+	struct page *page = pages_site();
+
+	if (page)
+		__free_pages(page, 1);
+	kfree(kmalloc_site());
+	vfree(vmalloc_site());
+	free_percpu(percpu_site());
+	return 0;
+}
+
+static struct kunit_case alloc_tag_control_test_cases[] = {
+	KUNIT_CASE(test_switch_off),
+	KUNIT_CASE(test_grammar),
+	KUNIT_CASE(test_errors),
+	KUNIT_CASE(test_module_param),
+	{}
+};
+
+static struct kunit_suite alloc_tag_control_test_suite = {
+	.name = "alloc_tag_control",
+	.suite_init = control_suite_init,
+	.init = alloc_tag_test_init,
+	.test_cases = alloc_tag_control_test_cases,
+};
+
+kunit_test_suite(alloc_tag_control_test_suite);
+
+MODULE_LICENSE("GPL");
