@@ -7,7 +7,9 @@
  * frees the memory, and are then gone; a new load gets lines of its own;
  * loading and unloading in a loop leaves nothing behind. What the module
  * frees with kfree_rcu() at unload is no live allocation, and the code of
- * a module kept for its lines can no longer run.
+ * a module kept for its lines can no longer run. The control file's
+ * commands reach a module loaded after them and through its alloc_tag=
+ * parameter, and go with it.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -349,6 +351,198 @@ TEST_F(module, load_unload_cycles)
 	EXPECT_EQ(lines0, lines);
 	EXPECT_EQ(bytes0, bytes);
 	EXPECT_EQ(calls0, calls);
+}
+
+#define CONTROL		"/sys/kernel/debug/alloc_tag/control"
+#define PENDING		"# pending until module " MODNAME " is loaded: module " MODNAME " -p"
+
+/* Writes @text to the control file: 0 or the errno of the write. */
+static int control_write(const char *text)
+{
+	int fd = open(CONTROL, O_WRONLY), err = 0;
+
+	if (fd < 0)
+		return errno;
+	if (write(fd, text, strlen(text)) != (ssize_t)strlen(text))
+		err = errno;
+	close(fd);
+	return err;
+}
+
+/* Lines of the control file that list a site of the module switched off. */
+static int sites_off(struct __test_metadata *_metadata)
+{
+	size_t len;
+	char *buf = read_file(CONTROL, 4096, &len), *line;
+	int n = 0;
+
+	if (!buf)
+		return -1;
+	for (line = strtok(buf, "\n"); line; line = strtok(NULL, "\n"))
+		if (!strncmp(line, "lib/test_alloc_tag.c:", 21) &&
+		    strstr(line, " [" MODNAME "] func:") &&
+		    !strcmp(line + strlen(line) - 3, " =_"))
+			n++;
+	free(buf);
+	return n;
+}
+
+static int control_has(const char *text)
+{
+	size_t len;
+	char *buf = read_file(CONTROL, 4096, &len);
+	int found;
+
+	if (!buf)
+		return -1;
+	found = strstr(buf, text) != NULL;
+	free(buf);
+	return found;
+}
+
+/* The count of the module's sites: every line of allocinfo it has. */
+static int module_sites(struct __test_metadata *_metadata)
+{
+	struct tag_line *tags;
+	int i, n, nr = 0;
+
+	tags = read_tags(_metadata, &n);
+	for (i = 0; i < n; i++)
+		nr += !strcmp(tags[i].module, MODNAME) && !tags[i].unloaded;
+	free(tags);
+	return nr;
+}
+
+/*
+ * Switched off before the module is loaded: the command waits for it,
+ * then none of the module's allocations is charged; the flags go with
+ * the module.
+ */
+TEST_F(module, control_pending)
+{
+	struct site *s = self->sites;
+
+	if (access(CONTROL, F_OK))
+		SKIP(return, "no " CONTROL);
+	ASSERT_EQ(0, control_write("module " MODNAME " -p\n"));
+	EXPECT_EQ(1, control_has(PENDING));
+	ASSERT_EQ(0, module_load(KO(MODNAME), ""));
+	EXPECT_EQ(0, control_has(PENDING));
+	read_sites(_metadata, s);
+	expect_sites(_metadata, s, 0, 1, 0);
+	EXPECT_EQ(module_sites(_metadata), sites_off(_metadata));
+	EXPECT_LE(NR_SITES, sites_off(_metadata));
+	/* Back on: what it allocates from now on is charged. */
+	ASSERT_EQ(0, control_write("module " MODNAME " +p"));
+	EXPECT_EQ(0, sites_off(_metadata));
+	ASSERT_EQ(0, module_unload(MODNAME));
+	/* Applied once: the next load is profiled. */
+	ASSERT_EQ(0, module_load(KO(MODNAME), ""));
+	read_sites(_metadata, s);
+	expect_sites(_metadata, s, 0, 1, 1);
+	ASSERT_EQ(0, module_unload(MODNAME));
+	EXPECT_EQ(0, sites_off(_metadata));
+}
+
+/* <module>.alloc_tag= at load: the module's own sites only. */
+TEST_F(module, control_param)
+{
+	struct site *s = self->sites;
+	static struct kmsg_log log;
+	int kmsg;
+
+	if (access(CONTROL, F_OK))
+		SKIP(return, "no " CONTROL);
+	ASSERT_EQ(0, module_load(KO(MODNAME), "alloc_tag=\"file test_alloc_tag.c -p\""));
+	read_sites(_metadata, s);
+	expect_sites(_metadata, s, 0, 1, 0);
+	EXPECT_EQ(module_sites(_metadata), sites_off(_metadata));
+	/* Earlier charges drain while the sites are off. */
+	ASSERT_EQ(0, module_unload(MODNAME));
+	EXPECT_EQ(0, sites_off(_metadata));
+
+	/* A bad value: logged, nothing changed, the module loads. */
+	kmsg = kmsg_open_at_end();
+	ASSERT_LE(0, kmsg);
+	ASSERT_EQ(0, module_load(KO(MODNAME), "alloc_tag=\"-p junk\""));
+	ASSERT_EQ(0, kmsg_read(kmsg, &log));
+	close(kmsg);
+	EXPECT_LE(0, kmsg_find_sub(&log, 0, "alloc_tag: unexpected 'junk' after the flags"));
+	kmsg_free(&log);
+	read_sites(_metadata, s);
+	expect_sites(_metadata, s, 0, 1, 1);
+	EXPECT_EQ(0, sites_off(_metadata));
+	ASSERT_EQ(0, module_unload(MODNAME));
+}
+
+/*
+ * Switched off while its memory is live, then unloaded with it: the
+ * lines stay charged until the memory is freed, and the flags are gone.
+ */
+TEST_F(module, control_unload_with_live_allocations)
+{
+	struct site *s = self->sites;
+
+	if (access(CONTROL, F_OK))
+		SKIP(return, "no " CONTROL);
+	ASSERT_EQ(0, module_load(KO(MODNAME), "leak=1"));
+	read_sites(_metadata, s);
+	ASSERT_EQ(0, control_write("module " MODNAME " -p"));
+	ASSERT_EQ(0, module_unload(MODNAME));
+	expect_sites(_metadata, s, 1, 0, 0);
+	EXPECT_EQ(0, sites_off(_metadata));
+	ASSERT_EQ(0, write_file(PARAM(KEEPER, "free"), "1"));
+	expect_sites(_metadata, s, 0, 0, 0);
+}
+
+/* Bad writes: EINVAL naming the word, E2BIG when too long; no change. */
+TEST_F(module, control_bad_writes)
+{
+	static const char * const bad[][2] = {
+		{ "module " MODNAME " -p; flie x -p", "unknown keyword 'flie'" },
+		{ "module " MODNAME " -q", "unknown flag 'q' in '-q'" },
+		{ "module " MODNAME " -p probability 10",
+		  "unexpected 'probability' after the flags" },
+		{ "file lib/test_alloc_tag.c line 99999 -p",
+		  "line 99999 is beyond the last call site of file lib/test_alloc_tag.c" },
+	};
+	static struct kmsg_log log;
+	size_t big = 300 * 1024;
+	char *junk;
+	int i, fd, kmsg;
+	ssize_t n;
+
+	if (access(CONTROL, F_OK))
+		SKIP(return, "no " CONTROL);
+	ASSERT_EQ(0, module_load(KO(MODNAME), ""));
+	for (i = 0; i < (int)ARRAY_SIZE(bad); i++) {
+		kmsg = kmsg_open_at_end();
+		ASSERT_LE(0, kmsg);
+		EXPECT_EQ(EINVAL, control_write(bad[i][0]))
+			TH_LOG("'%s'", bad[i][0]);
+		ASSERT_EQ(0, kmsg_read(kmsg, &log));
+		close(kmsg);
+		EXPECT_LE(0, kmsg_find_sub(&log, 0, bad[i][1]))
+			TH_LOG("no '%s' in the log", bad[i][1]);
+		kmsg_free(&log);
+		EXPECT_EQ(0, sites_off(_metadata));
+	}
+	/* 64 KiB of junk, and more than the 256 KiB a write may hold. */
+	junk = malloc(big);
+	ASSERT_NE(NULL, junk);
+	memset(junk, 'x', big);
+	fd = open(CONTROL, O_WRONLY);
+	ASSERT_LE(0, fd);
+	n = write(fd, junk, 64 * 1024);
+	EXPECT_EQ(-1, n);
+	EXPECT_EQ(EINVAL, errno);
+	n = write(fd, junk, big);
+	EXPECT_EQ(-1, n);
+	EXPECT_EQ(E2BIG, errno);
+	close(fd);
+	free(junk);
+	EXPECT_EQ(0, sites_off(_metadata));
+	ASSERT_EQ(0, module_unload(MODNAME));
 }
 
 TEST_HARNESS_MAIN
