@@ -9,16 +9,21 @@
  *   file mm/slub.c line 100-200 =p  back to the default
  *
  * A site's flags are bits of its tag's ct.flags. The allocation paths
- * look at them only while some site has one (alloc_tag_control_key).
+ * look at them only while some site has one (alloc_tag_control_key). A
+ * site flagged f has its fault attributes in fail_sites, found by tag.
  */
 #include <linux/alloc_tag.h>
 #include <linux/codetag.h>
 #include <linux/ctype.h>
 #include <linux/debugfs.h>
+#include <linux/hashtable.h>
 #include <linux/init.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/parser.h>
+#include <linux/prandom.h>
+#include <linux/rculist.h>
+#include <linux/sched.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -29,8 +34,38 @@ EXPORT_SYMBOL(alloc_tag_control_key);
 
 /* The flags as written; a site has only p (profiled) by default. */
 #define SITE_PROFILED	BIT(0)
+#define SITE_FAIL	BIT(1)
 #define SITE_DEFAULT	SITE_PROFILED
-static const char site_flag_chars[] = "p";
+static const char site_flag_chars[] = "pf";
+
+/* Fault attributes, as Documentation/fault-injection/ describes them. */
+enum fail_attr { FAIL_PROBABILITY, FAIL_INTERVAL, FAIL_TIMES, FAIL_SPACE,
+		 NR_FAIL_ATTRS };
+static const char * const fail_attr_names[NR_FAIL_ATTRS] = {
+	"probability", "interval", "times", "space",
+};
+/* Each allocation fails, for ever, until the flag is removed. */
+static const long fail_attr_default[NR_FAIL_ATTRS] = { 100, 1, -1, 0 };
+static const long fail_attr_min[NR_FAIL_ATTRS] = { 0, 1, -1, 0 };
+static const long fail_attr_max[NR_FAIL_ATTRS] = {
+	100, LONG_MAX, INT_MAX, LONG_MAX,
+};
+
+/* A site flagged f. */
+struct site_fail {
+	struct hlist_node node;		/* in fail_sites, by tag */
+	struct alloc_tag *tag;
+	struct rcu_head rcu;
+	unsigned int probability;	/* percent */
+	unsigned long interval;
+	atomic_t times;			/* failures left, -1: no limit */
+	atomic_long_t space;		/* bytes let through before any */
+	atomic_long_t calls;		/* calls that reached the interval */
+	atomic_long_t injected;
+	atomic_long_t nofail;		/* __GFP_NOFAIL calls let through */
+};
+
+static DEFINE_HASHTABLE(fail_sites, 6);
 
 #define MAX_WORDS	16
 #define MAX_COMMANDS	1024
@@ -47,6 +82,8 @@ struct site_query {
 	char op;		/* '+', '-' or '=' */
 	unsigned int flags;	/* SITE_* */
 	bool pending;		/* names a module not loaded (yet) */
+	unsigned int attrs_given;	/* BIT(enum fail_attr) */
+	long attrs[NR_FAIL_ATTRS];
 };
 
 /* A command kept until the module it names is loaded. */
@@ -67,7 +104,78 @@ static unsigned int nr_boot_cmds __initdata;
 
 static unsigned int site_flags(const struct codetag *ct)
 {
-	return READ_ONCE(ct->flags) & ALLOC_TAG_FLAG_OFF ? 0 : SITE_PROFILED;
+	unsigned int flags = READ_ONCE(ct->flags);
+
+	return (flags & ALLOC_TAG_FLAG_OFF ? 0 : SITE_PROFILED) |
+	       (flags & ALLOC_TAG_FLAG_FAIL ? SITE_FAIL : 0);
+}
+
+/* Under rcu_read_lock() or control_lock. */
+static struct site_fail *find_site_fail(struct alloc_tag *tag)
+{
+	struct site_fail *sf;
+
+	hash_for_each_possible_rcu(fail_sites, sf, node, (unsigned long)tag,
+				   lockdep_is_held(&control_lock))
+		if (sf->tag == tag)
+			return sf;
+	return NULL;
+}
+
+/* In the order of fault-inject.c's should_fail(), which it means. */
+static bool site_should_fail(struct site_fail *sf, gfp_t gfp, size_t size)
+{
+	if (gfp & __GFP_NOFAIL) {
+		atomic_long_inc(&sf->nofail);
+		return false;
+	}
+	if (!atomic_read(&sf->times))
+		return false;
+	if (atomic_long_read(&sf->space) > size) {
+		atomic_long_sub(size, &sf->space);
+		return false;
+	}
+	if (sf->interval > 1 &&
+	    atomic_long_inc_return(&sf->calls) % sf->interval)
+		return false;
+	if (sf->probability <= prandom_u32_max(100))
+		return false;
+	/* Exactly times failures, however many CPUs race for the last. */
+	if (atomic_read(&sf->times) != -1 &&
+	    atomic_dec_if_positive(&sf->times) < 0)
+		return false;
+	atomic_long_inc(&sf->injected);
+	return true;
+}
+
+/**
+ * __alloc_tag_should_fail - whether an allocation is to fail (flag f)
+ * @tag: the allocation's call site
+ * @gfp: its flags: never with __GFP_NOFAIL
+ * @size: the bytes it asks for, for the attribute space
+ *
+ * Called through alloc_tag_should_fail(), while some site has a flag.
+ * Decided once per allocation: not again for what an allocator allocates
+ * for it at the same site (alloc_tag_fail_nest_begin()). Sites act while
+ * profiling is on.
+ *
+ * Return: true if the allocator is to fail the allocation.
+ */
+bool __alloc_tag_should_fail(struct alloc_tag *tag, gfp_t gfp, size_t size)
+{
+	struct site_fail *sf;
+	bool fail = false;
+
+	if (!tag || !(READ_ONCE(tag->ct.flags) & ALLOC_TAG_FLAG_FAIL) ||
+	    current->alloc_tag_fail_decided == tag ||
+	    !mem_alloc_profiling_enabled())
+		return false;
+	rcu_read_lock();
+	sf = find_site_fail(tag);
+	if (sf)
+		fail = site_should_fail(sf, gfp, size);
+	rcu_read_unlock();
+	return fail;
 }
 
 /* Whether the tags in @cmod can be changed: loaded, and not going away. */
@@ -203,6 +311,46 @@ static int parse_flags(const char *word, struct site_query *q)
 	return 0;
 }
 
+/* Fault attributes after +f or =f: "probability 10 times 5". */
+static int parse_attrs(char **words, int n, struct site_query *q)
+{
+	int i, a;
+	long v;
+
+	for (i = 0; i < n; i += 2) {
+		for (a = 0; a < NR_FAIL_ATTRS; a++)
+			if (!strcmp(words[i], fail_attr_names[a]))
+				break;
+		if (a == NR_FAIL_ATTRS) {
+			pr_err("alloc_tag: unexpected '%s' after the flags: expected probability, interval, times or space\n",
+			       words[i]);
+			return -EINVAL;
+		}
+		if (q->op == '-' || !(q->flags & SITE_FAIL)) {
+			pr_err("alloc_tag: '%s' without +f or =f\n", words[i]);
+			return -EINVAL;
+		}
+		if (i + 1 == n) {
+			pr_err("alloc_tag: '%s' without a value\n", words[i]);
+			return -EINVAL;
+		}
+		if (q->attrs_given & BIT(a)) {
+			pr_err("alloc_tag: '%s' given twice\n", words[i]);
+			return -EINVAL;
+		}
+		if (kstrtol(words[i + 1], 10, &v) || v < fail_attr_min[a] ||
+		    v > fail_attr_max[a]) {
+			pr_err("alloc_tag: '%s %s': expected %ld to %ld\n",
+			       words[i], words[i + 1], fail_attr_min[a],
+			       fail_attr_max[a]);
+			return -EINVAL;
+		}
+		q->attrs[a] = v;
+		q->attrs_given |= BIT(a);
+	}
+	return 0;
+}
+
 static int set_term(const char **term, const char *keyword,
 		    const char *value)
 {
@@ -246,12 +394,7 @@ static int parse_query(char **words, int n, struct site_query *q)
 			return err;
 	}
 	if (i == n) {
-		pr_err("alloc_tag: no flags in the command (+p, -p or =p)\n");
-		return -EINVAL;
-	}
-	if (i + 1 < n) {
-		pr_err("alloc_tag: unexpected '%s' after the flags\n",
-		       words[i + 1]);
+		pr_err("alloc_tag: no flags in the command (such as -p or +f)\n");
 		return -EINVAL;
 	}
 	if (lines && parse_lines(lines, q))
@@ -260,7 +403,9 @@ static int parse_query(char **words, int n, struct site_query *q)
 		pr_err("alloc_tag: module name too long: '%s'\n", q->module);
 		return -EINVAL;
 	}
-	return parse_flags(words[i], q);
+	if (parse_flags(words[i], q))
+		return -EINVAL;
+	return parse_attrs(words + i + 1, n - i - 1, q);
 }
 
 /*
@@ -314,21 +459,84 @@ static unsigned int new_site_flags(const struct site_query *q,
 	}
 }
 
-static void set_site_flags(struct codetag *ct, unsigned int flags)
+static void set_fail_attr(struct site_fail *sf, enum fail_attr a, long v)
 {
-	bool was_flagged = site_flags(ct) != SITE_DEFAULT;
+	switch (a) {
+	case FAIL_PROBABILITY:
+		WRITE_ONCE(sf->probability, v);
+		break;
+	case FAIL_INTERVAL:
+		WRITE_ONCE(sf->interval, v);
+		atomic_long_set(&sf->calls, 0);
+		break;
+	case FAIL_TIMES:
+		atomic_set(&sf->times, v);
+		break;
+	default:
+		atomic_long_set(&sf->space, v);
+		break;
+	}
+}
+
+static long fail_attr(struct site_fail *sf, enum fail_attr a)
+{
+	switch (a) {
+	case FAIL_PROBABILITY:
+		return READ_ONCE(sf->probability);
+	case FAIL_INTERVAL:
+		return READ_ONCE(sf->interval);
+	case FAIL_TIMES:
+		return atomic_read(&sf->times);
+	default:
+		return atomic_long_read(&sf->space);
+	}
+}
+
+/*
+ * Gives @ct the flags @flags and @q's fault attributes. A site that gains
+ * f has its attributes in fail_sites before the flag says so; one that
+ * loses it drops them after.
+ */
+static int set_site_flags(struct codetag *ct, unsigned int flags,
+			  const struct site_query *q)
+{
+	struct alloc_tag *tag = ct_to_alloc_tag(ct);
+	unsigned int old = site_flags(ct);
+	bool was_flagged = old != SITE_DEFAULT;
 	bool flagged = flags != SITE_DEFAULT;
+	struct site_fail *sf = NULL;
+	int a;
 
 	lockdep_assert_held(&control_lock);
-	alloc_tag_change_flags(ct_to_alloc_tag(ct),
-			       flags & SITE_PROFILED ? ALLOC_TAG_FLAG_OFF : 0,
-			       flags & SITE_PROFILED ? 0 : ALLOC_TAG_FLAG_OFF);
+	if (old & SITE_FAIL)
+		sf = find_site_fail(tag);
+	if ((flags & SITE_FAIL) && !sf) {
+		sf = kzalloc(sizeof(*sf), GFP_KERNEL);
+		if (!sf)
+			return -ENOMEM;
+		sf->tag = tag;
+		for (a = 0; a < NR_FAIL_ATTRS; a++)
+			set_fail_attr(sf, a, fail_attr_default[a]);
+		hash_add_rcu(fail_sites, &sf->node, (unsigned long)tag);
+	}
+	if (flags & SITE_FAIL)
+		for (a = 0; a < NR_FAIL_ATTRS; a++)
+			if (q->attrs_given & BIT(a))
+				set_fail_attr(sf, a, q->attrs[a]);
+	alloc_tag_change_flags(tag, ALLOC_TAG_FLAG_OFF | ALLOC_TAG_FLAG_FAIL,
+			       (flags & SITE_PROFILED ? 0 : ALLOC_TAG_FLAG_OFF) |
+			       (flags & SITE_FAIL ? ALLOC_TAG_FLAG_FAIL : 0));
+	if (sf && !(flags & SITE_FAIL)) {
+		hash_del_rcu(&sf->node);
+		kfree_rcu(sf, rcu);
+	}
 	if (flagged == was_flagged)
-		return;
+		return 0;
 	if (flagged && !nr_flagged_sites++)
 		static_branch_enable(&alloc_tag_control_key);
 	if (!flagged && !--nr_flagged_sites)
 		static_branch_disable(&alloc_tag_control_key);
+	return 0;
 }
 
 /* Applies @q to the live tags it matches (of @mod only, if set). */
@@ -336,14 +544,16 @@ static int apply_query(const struct site_query *q, struct module *mod)
 {
 	struct codetag_iterator iter;
 	struct codetag *ct;
-	int nr = 0;
+	int nr = 0, err;
 
 	iter = codetag_get_ct_iter(alloc_tag_cttype);
 	while ((ct = codetag_next_ct(&iter))) {
 		if (!cmod_live(iter.cmod) || (mod && iter.cmod->mod != mod) ||
 		    !query_matches(q, ct))
 			continue;
-		set_site_flags(ct, new_site_flags(q, site_flags(ct)));
+		err = set_site_flags(ct, new_site_flags(q, site_flags(ct)), q);
+		if (err)
+			return err;
 		nr++;
 	}
 	return nr;
@@ -441,10 +651,9 @@ int alloc_tag_control_exec(char *cmds, const char *modname)
 	for (i = 0; i < nq && !ret; i++)
 		ret = check_query(&queries[i]);
 	for (i = 0; i < nq && ret >= 0; i++) {
-		if (!queries[i].pending)
-			ret += apply_query(&queries[i], NULL);
-		else if (keep_pending(&queries[i]))
-			ret = -ENOMEM;
+		n = queries[i].pending ? keep_pending(&queries[i]) :
+					 apply_query(&queries[i], NULL);
+		ret = n < 0 ? n : ret + n;
 	}
 	codetag_lock_module_list(alloc_tag_cttype, false);
 	mutex_unlock(&control_lock);
@@ -522,6 +731,17 @@ static struct notifier_block control_module_nb = {
 	.notifier_call = control_module_notify,
 };
 
+static void show_site_fail(struct seq_file *m, struct site_fail *sf)
+{
+	int a;
+
+	for (a = 0; a < NR_FAIL_ATTRS; a++)
+		seq_printf(m, " %s:%ld", fail_attr_names[a], fail_attr(sf, a));
+	seq_printf(m, " injected:%ld nofail:%ld",
+		   atomic_long_read(&sf->injected),
+		   atomic_long_read(&sf->nofail));
+}
+
 static void show_query(struct seq_file *m, const struct site_query *q)
 {
 	unsigned int i;
@@ -541,6 +761,9 @@ static void show_query(struct seq_file *m, const struct site_query *q)
 	for (i = 0; site_flag_chars[i]; i++)
 		if (q->flags & BIT(i))
 			seq_putc(m, site_flag_chars[i]);
+	for (i = 0; i < NR_FAIL_ATTRS; i++)
+		if (q->attrs_given & BIT(i))
+			seq_printf(m, " %s %ld", fail_attr_names[i], q->attrs[i]);
 	seq_putc(m, '\n');
 }
 
@@ -567,6 +790,8 @@ static int control_show(struct seq_file *m, void *v)
 		for (i = 0; site_flag_chars[i]; i++)
 			if (flags & BIT(i))
 				seq_putc(m, site_flag_chars[i]);
+		if (flags & SITE_FAIL)
+			show_site_fail(m, find_site_fail(ct_to_alloc_tag(ct)));
 		seq_putc(m, '\n');
 	}
 	codetag_lock_module_list(alloc_tag_cttype, false);

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * KUnit tests of the control of call sites (lib/alloc_tag_control.c): the
- * query language and its errors, and -p on a slab, a page, a vmalloc and
- * a percpu call site of this file.
+ * query language and its errors, and the flags p and f on a slab, a page,
+ * a vmalloc and a percpu call site of this file.
  */
 #include <linux/gfp.h>
 #include <linux/mm.h>
@@ -42,6 +42,14 @@ static noinline void *vmalloc_site(void)
 static noinline void __percpu *percpu_site(void)
 {
 	void __percpu *p = __alloc_percpu(32, 8); percpu_line = __LINE__;
+
+	return p;
+}
+
+/* Not a *_site: the grammar test counts those. */
+static noinline void *kmalloc_gfp(gfp_t gfp, unsigned int *line)
+{
+	void *p = kmalloc(64, gfp); *line = __LINE__;
 
 	return p;
 }
@@ -132,6 +140,73 @@ static void test_switch_off(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, alloc_tag_control_active());
 }
 
+/*
+ * Which of @n calls of @site fail, as a bit mask (call 1 is bit 0); what
+ * did not fail is freed.
+ */
+#define FAILED_CALLS(site, free_fn, n)					\
+({									\
+	unsigned long _mask = 0;					\
+	typeof(site()) _p;						\
+	unsigned int _i;						\
+									\
+	for (_i = 0; _i < (n); _i++) {					\
+		_p = site();						\
+		if (!_p)						\
+			_mask |= BIT(_i);				\
+		else							\
+			free_fn(_p);					\
+	}								\
+	_mask;								\
+})
+
+/*
+ * Exactly the calls the fault attributes say fail, at each family's
+ * site; charges stay exact; the flag goes with -f.
+ */
+static void test_fail(struct kunit *test)
+{
+	const unsigned long pages_size = 2 * PAGE_SIZE;
+	unsigned int line;
+	void *p;
+
+	/* Every third call, twice: calls 3 and 6. */
+	KUNIT_EXPECT_EQ(test, control(test, "func kmalloc_site +f interval 3 times 2"), 1);
+	KUNIT_EXPECT_TRUE(test, alloc_tag_control_active());
+	KUNIT_EXPECT_EQ(test, FAILED_CALLS(kmalloc_site, kfree, 10),
+			BIT(2) | BIT(5));
+	expect_charged(test, tag_at(test, kmalloc_line), 0, 0);
+	/* The space of two calls and a bit: the third fails, once. */
+	KUNIT_EXPECT_EQ(test, control(test, "func pages_site +f space %lu times 1",
+				      5 * pages_size / 2), 1);
+	KUNIT_EXPECT_EQ(test, FAILED_CALLS(pages_site, free_two_pages, 6),
+			BIT(2));
+	expect_charged(test, tag_at(test, pages_line), 0, 0);
+	/* Never, then every call, then the first two. */
+	KUNIT_EXPECT_EQ(test, control(test, "func vmalloc_site +f probability 0"), 1);
+	KUNIT_EXPECT_EQ(test, FAILED_CALLS(vmalloc_site, vfree, 5), 0);
+	KUNIT_EXPECT_EQ(test, control(test, "func vmalloc_site =pf probability 100"), 1);
+	KUNIT_EXPECT_EQ(test, FAILED_CALLS(vmalloc_site, vfree, 5), 0x1f);
+	expect_charged(test, tag_at(test, vmalloc_line), 0, 0);
+	KUNIT_EXPECT_EQ(test, control(test, "func percpu_site +f times 2"), 1);
+	KUNIT_EXPECT_EQ(test, FAILED_CALLS(percpu_site, free_percpu, 5),
+			BIT(0) | BIT(1));
+	expect_charged(test, tag_at(test, percpu_line), 0, 0);
+	/* __GFP_NOFAIL is never failed. */
+	kfree(kmalloc_gfp(GFP_KERNEL, &line));
+	KUNIT_EXPECT_EQ(test, control(test, "func kmalloc_gfp line %u +f", line), 1);
+	KUNIT_EXPECT_NULL(test, kmalloc_gfp(GFP_KERNEL, &line));
+	p = kmalloc_gfp(GFP_KERNEL | __GFP_NOFAIL, &line);
+	KUNIT_EXPECT_NOT_NULL(test, p);
+	kfree(p);
+	/* Failing and not profiled: =f. */
+	KUNIT_EXPECT_EQ(test, control(test, "func kmalloc_gfp =f"), 1);
+	KUNIT_EXPECT_TRUE(test, site_off(tag_at(test, line)));
+	KUNIT_EXPECT_EQ(test, control(test, "func *_site -f; func kmalloc_gfp =p"), 5);
+	KUNIT_EXPECT_FALSE(test, alloc_tag_control_active());
+	KUNIT_EXPECT_EQ(test, FAILED_CALLS(kmalloc_site, kfree, 3), 0);
+}
+
 /* The four sites of this file, selected in each way the grammar has. */
 static void test_grammar(struct kunit *test)
 {
@@ -174,7 +249,14 @@ static void test_errors(struct kunit *test)
 		"file " THIS_FILE " +",			/* no flag */
 		"file " THIS_FILE " -x",		/* unknown flag */
 		"file " THIS_FILE " =p_",		/* '_' only alone */
-		"file " THIS_FILE " -p probability",	/* words after flags */
+		"file " THIS_FILE " -p probability 1",	/* attributes need f */
+		"file " THIS_FILE " +f probability",	/* no value */
+		"file " THIS_FILE " +f probability 101",
+		"file " THIS_FILE " +f interval 0",
+		"file " THIS_FILE " +f times -2",
+		"file " THIS_FILE " +f space x",
+		"file " THIS_FILE " +f times 1 times 2",
+		"file " THIS_FILE " +f chance 5",	/* no such attribute */
 		"file",					/* no value */
 		"file a file b -p",			/* a term twice */
 		"line 0 -p",				/* lines count from 1 */
@@ -196,7 +278,8 @@ static void test_errors(struct kunit *test)
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
 		KUNIT_EXPECT_EQ_MSG(test, control(test, "%s", bad[i]), -EINVAL,
 				    "'%s'", bad[i]);
-		KUNIT_EXPECT_FALSE_MSG(test, site_off(tag_at(test, kmalloc_line)),
+		/* No site of the kernel has a flag. */
+		KUNIT_EXPECT_FALSE_MSG(test, alloc_tag_control_active(),
 				       "'%s'", bad[i]);
 	}
 	/* 64 KiB of junk: one word too many, or an unknown keyword. */
@@ -236,6 +319,7 @@ static int control_suite_init(struct kunit_suite *suite)
 static struct kunit_case alloc_tag_control_test_cases[] = {
 	KUNIT_CASE(test_switch_off),
 	KUNIT_CASE(test_grammar),
+	KUNIT_CASE(test_fail),
 	KUNIT_CASE(test_errors),
 	KUNIT_CASE(test_module_param),
 	{}

@@ -88,6 +88,8 @@ static inline bool mem_alloc_tags_in_use(void)
 #define CODETAG_FLAG_INACCURATE	BIT(0)
 /* ct.flags: switched off in the control file, new allocations not charged. */
 #define ALLOC_TAG_FLAG_OFF	BIT(1)
+/* ct.flags: the control file makes allocations of the site fail. */
+#define ALLOC_TAG_FLAG_FAIL	BIT(2)
 
 /* ct.flags changes under allocations of the site: atomically. */
 static inline void alloc_tag_change_flags(struct alloc_tag *tag,
@@ -290,6 +292,29 @@ static inline void alloc_tag_show_mem(void) {}
 
 #ifdef CONFIG_MEM_ALLOC_PROFILING_CONTROL
 int alloc_tag_control_module_param(char *val, const char *modname);
+bool __alloc_tag_should_fail(struct alloc_tag *tag, gfp_t gfp, size_t size);
+
+/* An allocation of @_size bytes at @_tag's site is to fail (flag f). */
+#define alloc_tag_should_fail(_tag, _gfp, _size)			\
+	(alloc_tag_control_active() &&					\
+	 __alloc_tag_should_fail(_tag, _gfp, _size))
+
+/*
+ * An allocator that decided an allocation's failure at its entry and
+ * allocates more for it at the same site (vmalloc's pages, kvmalloc's
+ * kmalloc and vmalloc) does not let the inner calls decide again.
+ */
+#define alloc_tag_fail_nest_begin()					\
+({									\
+	struct alloc_tag *_outer = current->alloc_tag_fail_decided;	\
+									\
+	if (alloc_tag_control_active())					\
+		current->alloc_tag_fail_decided = current->alloc_tag;	\
+	_outer;								\
+})
+
+#define alloc_tag_fail_nest_end(_outer)					\
+	(current->alloc_tag_fail_decided = (_outer))
 #else
 /* No such parameter: the module loader says it ignores it. */
 static inline int alloc_tag_control_module_param(char *val,
@@ -297,6 +322,10 @@ static inline int alloc_tag_control_module_param(char *val,
 {
 	return -ENOENT;
 }
+
+#define alloc_tag_should_fail(_tag, _gfp, _size)	false
+#define alloc_tag_fail_nest_begin()			NULL
+#define alloc_tag_fail_nest_end(_outer)			((void)(_outer))
 #endif
 
 #endif /* _LINUX_ALLOC_TAG_H */

@@ -355,6 +355,7 @@ TEST_F(module, load_unload_cycles)
 
 #define CONTROL		"/sys/kernel/debug/alloc_tag/control"
 #define PENDING		"# pending until module " MODNAME " is loaded: module " MODNAME " -p"
+#define PENDING_FAIL	"# pending until module " MODNAME " is loaded: module " MODNAME " +f times 1"
 
 /* Writes @text to the control file: 0 or the errno of the write. */
 static int control_write(const char *text)
@@ -495,6 +496,44 @@ TEST_F(module, control_unload_with_live_allocations)
 	expect_sites(_metadata, s, 0, 0, 0);
 }
 
+/*
+ * Each of the module's sites flagged f in turn, by its parameter: that
+ * allocation fails, so does its init and the load; then by a command that
+ * waits for the module, once (times 1); the next load is untouched.
+ */
+TEST_F(module, control_fail)
+{
+	struct site *s = self->sites;
+	char params[128];
+	int i;
+
+	if (access(CONTROL, F_OK))
+		SKIP(return, "no " CONTROL);
+	ASSERT_EQ(0, module_load(KO(MODNAME), ""));
+	read_sites(_metadata, s);
+	ASSERT_EQ(0, module_unload(MODNAME));
+	for (i = 0; i < NR_SITES; i++) {
+		snprintf(params, sizeof(params), "alloc_tag=\"line %s +f\"",
+			 strrchr(s[i].where, ':') + 1);
+		errno = 0;
+		EXPECT_EQ(-1, module_load(KO(MODNAME), params))
+			TH_LOG("%s", s[i].where);
+		EXPECT_EQ(ENOMEM, errno) TH_LOG("%s", s[i].where);
+		EXPECT_EQ(0, control_has(" =pf "));
+	}
+	ASSERT_EQ(0, control_write("module " MODNAME " +f times 1"));
+	EXPECT_EQ(1, control_has(PENDING_FAIL));
+	errno = 0;
+	EXPECT_EQ(-1, module_load(KO(MODNAME), ""));
+	EXPECT_EQ(ENOMEM, errno);
+	EXPECT_EQ(0, control_has(PENDING_FAIL));
+	ASSERT_EQ(0, module_load(KO(MODNAME), ""));
+	read_sites(_metadata, s);
+	expect_sites(_metadata, s, 0, 1, 1);
+	EXPECT_EQ(0, control_has(" =pf "));
+	ASSERT_EQ(0, module_unload(MODNAME));
+}
+
 /* Bad writes: EINVAL naming the word, E2BIG when too long; no change. */
 TEST_F(module, control_bad_writes)
 {
@@ -502,7 +541,9 @@ TEST_F(module, control_bad_writes)
 		{ "module " MODNAME " -p; flie x -p", "unknown keyword 'flie'" },
 		{ "module " MODNAME " -q", "unknown flag 'q' in '-q'" },
 		{ "module " MODNAME " -p probability 10",
-		  "unexpected 'probability' after the flags" },
+		  "'probability' without +f or =f" },
+		{ "module " MODNAME " +f times 1 chance 2",
+		  "unexpected 'chance' after the flags" },
 		{ "file lib/test_alloc_tag.c line 99999 -p",
 		  "line 99999 is beyond the last call site of file lib/test_alloc_tag.c" },
 	};
