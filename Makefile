@@ -56,13 +56,16 @@ BOOT_boot-never   := test|alloc_tag:boot_param_test,$(SHOW_MEM)|kunit.enable=0 s
 # Off, spelled as upstream's documentation allows (page tags compressed).
 BOOT_boot-off     := test|alloc_tag:boot_param_test,$(SHOW_MEM),$(BENCH)|kunit.enable=0 sysctl.vm.mem_profiling=off
 # Compressed without the DEBUG checks: the page hooks' fast paths.
-BOOT_boot-compressed := test|alloc_tag:boot_param_test,alloc_tag:allocinfo_test,alloc_tag:module_test,$(SHOW_MEM)|sysctl.vm.mem_profiling=1,compressed
+# And kernel/fork.c's sites switched off from the command line.
+BOOT_boot-compressed := test|alloc_tag:boot_param_test,alloc_tag:allocinfo_test,alloc_tag:module_test,$(SHOW_MEM)|sysctl.vm.mem_profiling=1,compressed \
+		     alloc_tag.control=\"file kernel/fork.c -p\"
 # Junk values, each rejected in turn.
 BOOT_boot-bogus   := test|alloc_tag:boot_param_test,$(SHOW_MEM)|kunit.enable=0 \
 		     sysctl.vm.mem_profiling=nope sysctl.vm.mem_profiling= \
 		     sysctl.vm.mem_profiling=1junk sysctl.vm.mem_profiling=-1 \
 		     sysctl.vm.mem_profiling=NEVER \
-		     sysctl.vm.mem_profiling=1,compresed sysctl.vm.mem_profiling=0,
+		     sysctl.vm.mem_profiling=1,compresed sysctl.vm.mem_profiling=0, \
+		     alloc_tag.control=\"file\" alloc_tag.control=\"file x -p junk\"
 # A small guest for the OOM killer's report.
 BOOT_oom          := test|alloc_tag:oom_test|kunit.enable=0 mem=256M
 BOOT_build-slab   := slab|-|

@@ -530,13 +530,25 @@ static int set_site_flags(struct codetag *ct, unsigned int flags,
 		hash_del_rcu(&sf->node);
 		kfree_rcu(sf, rcu);
 	}
-	if (flagged == was_flagged)
-		return 0;
-	if (flagged && !nr_flagged_sites++)
-		static_branch_enable(&alloc_tag_control_key);
-	if (!flagged && !--nr_flagged_sites)
-		static_branch_disable(&alloc_tag_control_key);
+	if (flagged && !was_flagged)
+		nr_flagged_sites++;
+	else if (!flagged && was_flagged)
+		nr_flagged_sites--;
 	return 0;
+}
+
+/*
+ * The allocation paths look at the flags while some site has one. Flipped
+ * after the tag list is released: a flag seen before its key is harmless,
+ * and the write has not returned yet.
+ */
+static void update_control_key(void)
+{
+	lockdep_assert_held(&control_lock);
+	if (nr_flagged_sites && !static_key_enabled(&alloc_tag_control_key))
+		static_branch_enable(&alloc_tag_control_key);
+	else if (!nr_flagged_sites && static_key_enabled(&alloc_tag_control_key))
+		static_branch_disable(&alloc_tag_control_key);
 }
 
 /* Applies @q to the live tags it matches (of @mod only, if set). */
@@ -656,6 +668,7 @@ int alloc_tag_control_exec(char *cmds, const char *modname)
 		ret = n < 0 ? n : ret + n;
 	}
 	codetag_lock_module_list(alloc_tag_cttype, false);
+	update_control_key();
 	mutex_unlock(&control_lock);
 out:
 	kvfree(queries);
@@ -699,6 +712,7 @@ static void apply_pending(struct module *mod)
 		kfree(pq);
 	}
 	codetag_lock_module_list(alloc_tag_cttype, false);
+	update_control_key();
 	mutex_unlock(&control_lock);
 }
 
@@ -712,6 +726,7 @@ static void clear_module_flags(struct module *mod)
 	codetag_lock_module_list(alloc_tag_cttype, true);
 	apply_query(&all, mod);
 	codetag_lock_module_list(alloc_tag_cttype, false);
+	update_control_key();
 	mutex_unlock(&control_lock);
 }
 

@@ -4,7 +4,8 @@
  * the test kernel once per value; the test reads /proc/cmdline to know
  * which value it got. Besides 0, 1 and never, the kernel takes the
  * boolean words of upstream's parameter (kstrtobool), whole, and
- * ",compressed" after any of them, as upstream spells it.
+ * ",compressed" after any of them, as upstream spells it. The commands of
+ * alloc_tag.control= are applied at boot, or rejected whole.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -163,6 +164,94 @@ TEST(command_line_value)
 		EXPECT_EQ(0, read_long(COMPRESSED_SYSCTL));
 		EXPECT_EQ(1, kmsg_contains("bytes of page_ext"));
 	}
+}
+
+#define CONTROL		"/sys/kernel/debug/alloc_tag/control"
+#define CONTROL_PARAM	"alloc_tag.control="
+/* What the harness switches off at boot; other values are junk. */
+#define CONTROL_GOOD	"file kernel/fork.c -p"
+
+/* The @nth value of alloc_tag.control=, without its quotes, or NULL. */
+static const char *control_value(int nth)
+{
+	static char cmdline[4096], value[512];
+	int fd = open("/proc/cmdline", O_RDONLY);
+	ssize_t len = fd < 0 ? -1 : read(fd, cmdline, sizeof(cmdline) - 1);
+	char *v = cmdline, *end;
+
+	if (fd >= 0)
+		close(fd);
+	if (len <= 0)
+		return NULL;
+	cmdline[len] = '\0';
+	for (;; v++) {
+		v = strstr(v, CONTROL_PARAM);
+		if (!v)
+			return NULL;
+		if ((v == cmdline || v[-1] == ' ') && !nth--)
+			break;
+	}
+	v += strlen(CONTROL_PARAM);
+	if (*v == '"')
+		end = strchr(++v, '"');
+	else
+		end = v + strcspn(v, " \n");
+	if (!end || end - v >= (int)sizeof(value))
+		return NULL;
+	snprintf(value, sizeof(value), "%.*s", (int)(end - v), v);
+	return value;
+}
+
+/* Lines of the control file listing a site of @file switched off. */
+static int sites_off_in(const char *file)
+{
+	FILE *f = fopen(CONTROL, "r");
+	char line[512];
+	int n = 0;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		n += !strncmp(line, file, strlen(file)) &&
+		     strstr(line, " =_\n") != NULL;
+	fclose(f);
+	return n;
+}
+
+/*
+ * Each alloc_tag.control= value is applied at boot (the log says to how
+ * many sites, and the control file lists them) or, junk, rejected whole.
+ */
+TEST(control_command_line)
+{
+	static struct kmsg_log log;
+	char msg[700];
+	const char *v;
+	int i, at, kmsg, sites;
+
+	/* From the first record. */
+	kmsg = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
+	ASSERT_LE(0, kmsg);
+	ASSERT_EQ(0, kmsg_read(kmsg, &log));
+	close(kmsg);
+	for (i = 0; (v = control_value(i)); i++) {
+		if (!strcmp(v, CONTROL_GOOD)) {
+			snprintf(msg, sizeof(msg),
+				 "alloc_tag: " CONTROL_PARAM "\"%s\": ", v);
+			at = kmsg_find_sub(&log, 0, msg);
+			ASSERT_LE(0, at) TH_LOG("no '%s'", msg);
+			sites = atoi(strstr(log.text[at], "\": ") + 3);
+			EXPECT_LT(0, sites);
+			EXPECT_EQ(sites, sites_off_in("kernel/fork.c:"));
+			continue;
+		}
+		snprintf(msg, sizeof(msg),
+			 "alloc_tag: " CONTROL_PARAM "\"%s\" ignored: -22", v);
+		EXPECT_LE(0, kmsg_find_sub(&log, 0, msg)) TH_LOG("no '%s'", msg);
+	}
+	kmsg_free(&log);
+	if (!i)
+		SKIP(return, "booted without " CONTROL_PARAM);
 }
 
 TEST_HARNESS_MAIN
