@@ -29,8 +29,8 @@
 #include <linux/string.h>
 #include <linux/uaccess.h>
 
+/* Only mm's charge and allocation paths look: not exported. */
 DEFINE_STATIC_KEY_FALSE(alloc_tag_control_key);
-EXPORT_SYMBOL(alloc_tag_control_key);
 
 /* The flags as written; a site has only p (profiled) by default. */
 #define SITE_PROFILED	BIT(0)
@@ -44,6 +44,7 @@ enum fail_attr { FAIL_PROBABILITY, FAIL_INTERVAL, FAIL_TIMES, FAIL_SPACE,
 static const char * const fail_attr_names[NR_FAIL_ATTRS] = {
 	"probability", "interval", "times", "space",
 };
+
 /* Each allocation fails, for ever, until the flag is removed. */
 static const long fail_attr_default[NR_FAIL_ATTRS] = { 100, 1, -1, 0 };
 static const long fail_attr_min[NR_FAIL_ATTRS] = { 0, 1, -1, 0 };
@@ -365,8 +366,8 @@ static int set_term(const char **term, const char *keyword,
 /* Keyword-value pairs, then the flags: "file F line N-M -p". */
 static int parse_query(char **words, int n, struct site_query *q)
 {
-	const char *lines = NULL;
-	int i, err;
+	const char *lines = NULL, **term;
+	int i;
 
 	memset(q, 0, sizeof(*q));
 	q->first_line = 1;
@@ -378,20 +379,22 @@ static int parse_query(char **words, int n, struct site_query *q)
 			return -EINVAL;
 		}
 		if (!strcmp(words[i], "file"))
-			err = set_term(&q->file, words[i], words[i + 1]);
+			term = &q->file;
 		else if (!strcmp(words[i], "func"))
-			err = set_term(&q->func, words[i], words[i + 1]);
+			term = &q->func;
 		else if (!strcmp(words[i], "module"))
-			err = set_term(&q->module, words[i], words[i + 1]);
+			term = &q->module;
 		else if (!strcmp(words[i], "line"))
-			err = set_term(&lines, words[i], words[i + 1]);
-		else {
+			term = &lines;
+		else
+			term = NULL;
+		if (!term) {
 			pr_err("alloc_tag: unknown keyword '%s': expected file, func, line or module\n",
 			       words[i]);
 			return -EINVAL;
 		}
-		if (err)
-			return err;
+		if (set_term(term, words[i], words[i + 1]))
+			return -EINVAL;
 	}
 	if (i == n) {
 		pr_err("alloc_tag: no flags in the command (such as -p or +f)\n");
@@ -862,18 +865,25 @@ static const struct file_operations control_fops = {
 	.write		= control_write,
 };
 
-/* alloc_tag.control="CMDS", possibly several times: applied at init. */
+/*
+ * alloc_tag.control="CMDS", possibly several times: applied at init,
+ * before the early command line copy that @str is in is freed.
+ */
 static int __init setup_boot_cmds(char *str)
 {
+	if (!str) {
+		pr_err("alloc_tag: alloc_tag.control needs commands\n");
+		return 0;
+	}
 	if (nr_boot_cmds == MAX_BOOT_CMDS) {
 		pr_err("alloc_tag: more than %d alloc_tag.control= ignored: %s\n",
 		       MAX_BOOT_CMDS, str);
-		return 1;
+		return 0;
 	}
 	boot_cmds[nr_boot_cmds++] = str;
-	return 1;
+	return 0;
 }
-__setup("alloc_tag.control=", setup_boot_cmds);
+early_param("alloc_tag.control", setup_boot_cmds);
 
 /**
  * alloc_tag_control_init - start the control of call sites

@@ -101,84 +101,119 @@ static void expect_counters(struct kunit *test, struct alloc_tag *tag,
 	expect_charged(test, tag, want.bytes, want.calls);
 }
 
+/* A site of each family, its allocation as a plain pointer. */
+struct family {
+	void *(*alloc)(void);
+	void (*free)(const void *p);
+	unsigned int *line;
+};
+
+static void *pages_alloc(void)
+{
+	return pages_site();
+}
+
+static void pages_free(const void *p)
+{
+	__free_pages((struct page *)p, 1);
+}
+
+static void *percpu_alloc(void)
+{
+	return (void __force *)percpu_site();
+}
+
+static void percpu_free(const void *p)
+{
+	free_percpu((void __percpu __force *)p);
+}
+
+static const struct family kmalloc_family = {
+	kmalloc_site, kfree, &kmalloc_line,
+};
+
+static const struct family pages_family = {
+	pages_alloc, pages_free, &pages_line,
+};
+
+static const struct family vmalloc_family = {
+	vmalloc_site, vfree, &vmalloc_line,
+};
+
+static const struct family percpu_family = {
+	percpu_alloc, percpu_free, &percpu_line,
+};
+
 /*
  * One family's site: charged while on; switched off, a new allocation is
  * not charged and the earlier one is still uncharged when freed; back on,
  * charged again.
  */
-#define CHECK_SWITCH_OFF(test, site, line, free_fn, want_bytes, want_calls) \
-do {									\
-	struct alloc_tag_counters one, zero = { 0, 0 };			\
-	struct alloc_tag *tag;						\
-	typeof(site()) a, b;						\
-									\
-	a = site();							\
-	KUNIT_ASSERT_NOT_NULL(test, a);					\
-	tag = tag_at(test, line);					\
-	one = alloc_tag_read(tag);					\
-	KUNIT_EXPECT_EQ(test, one.bytes, (u64)(want_bytes));		\
-	KUNIT_EXPECT_EQ(test, one.calls, (u64)(want_calls));		\
-	KUNIT_EXPECT_EQ(test, control(test, "file " THIS_FILE " line %u -p", \
-				      line), 1);			\
-	KUNIT_EXPECT_TRUE(test, site_off(tag));				\
-	b = site();							\
-	KUNIT_ASSERT_NOT_NULL(test, b);					\
-	expect_counters(test, tag, one);				\
-	free_fn(a);							\
-	expect_counters(test, tag, zero);				\
-	free_fn(b);							\
-	expect_counters(test, tag, zero);				\
-	KUNIT_EXPECT_EQ(test, control(test, "file " THIS_FILE " line %u +p", \
-				      line), 1);			\
-	KUNIT_EXPECT_FALSE(test, site_off(tag));			\
-	a = site();							\
-	KUNIT_ASSERT_NOT_NULL(test, a);					\
-	expect_counters(test, tag, one);				\
-	free_fn(a);							\
-	expect_counters(test, tag, zero);				\
-} while (0)
-
-static void free_two_pages(struct page *page)
+static void check_switch_off(struct kunit *test, const struct family *f,
+			     u64 bytes, u64 calls)
 {
-	__free_pages(page, 1);
+	struct alloc_tag_counters one = { bytes, calls }, zero = { 0, 0 };
+	struct alloc_tag *tag;
+	void *a, *b;
+
+	a = f->alloc();
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	tag = tag_at(test, *f->line);
+	expect_counters(test, tag, one);
+	KUNIT_EXPECT_EQ(test, control(test, "file " THIS_FILE " line %u -p",
+				      *f->line), 1);
+	KUNIT_EXPECT_TRUE(test, site_off(tag));
+	b = f->alloc();
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	expect_counters(test, tag, one);
+	f->free(a);
+	expect_counters(test, tag, zero);
+	f->free(b);
+	expect_counters(test, tag, zero);
+	KUNIT_EXPECT_EQ(test, control(test, "file " THIS_FILE " line %u +p",
+				      *f->line), 1);
+	KUNIT_EXPECT_FALSE(test, site_off(tag));
+	a = f->alloc();
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	expect_counters(test, tag, one);
+	f->free(a);
+	expect_counters(test, tag, zero);
 }
 
 static void test_switch_off(struct kunit *test)
 {
 	size_t page_array = 3 * sizeof(struct page *);
 
-	CHECK_SWITCH_OFF(test, kmalloc_site, kmalloc_line, kfree,
+	check_switch_off(test, &kmalloc_family,
 			 kmalloc_slab(64, GFP_KERNEL)->size, 1);
-	CHECK_SWITCH_OFF(test, pages_site, pages_line, free_two_pages,
-			 2 * PAGE_SIZE, 1);
-	CHECK_SWITCH_OFF(test, percpu_site, percpu_line, free_percpu,
-			 32 * num_possible_cpus(), 1);
+	check_switch_off(test, &pages_family, 2 * PAGE_SIZE, 1);
+	check_switch_off(test, &percpu_family, 32 * num_possible_cpus(), 1);
 	/* Three pages, one call each, and the kmalloc'ed array of them. */
-	CHECK_SWITCH_OFF(test, vmalloc_site, vmalloc_line, vfree,
+	check_switch_off(test, &vmalloc_family,
 			 3 * PAGE_SIZE + kmalloc_slab(page_array, GFP_KERNEL)->size,
 			 4);
 	KUNIT_EXPECT_TRUE(test, sites_default(test));
 }
 
 /*
- * Which of @n calls of @site fail, as a bit mask (call 1 is bit 0); what
- * did not fail is freed.
+ * Which of @n calls of @f's site fail, as a bit mask (call 1 is bit 0);
+ * what did not fail is freed.
  */
-#define FAILED_CALLS(site, free_fn, n)					\
-({									\
-	unsigned long _mask = 0;					\
-	typeof(site()) _p;						\
-	unsigned int _i;						\
-									\
-	for (_i = 0; _i < (n); _i++) {					\
-		_p = site();						\
-		if (!_p)						\
-			_mask |= BIT(_i);				\
-		else							\
-			free_fn(_p);					\
-	}								\
-	_mask;								\
-})
+static unsigned long failed_calls(const struct family *f, unsigned int n)
+{
+	unsigned long mask = 0;
+	unsigned int i;
+	void *p;
+
+	for (i = 0; i < n; i++) {
+		p = f->alloc();
+		if (p)
+			f->free(p);
+		else
+			mask |= BIT(i);
+	}
+	return mask;
+}
 
 /*
  * Exactly the calls the fault attributes say fail, at each family's
@@ -193,23 +228,23 @@ static void test_fail(struct kunit *test)
 	/* Every third call, twice: calls 3 and 6. */
 	KUNIT_EXPECT_EQ(test, control(test, "func kmalloc_site +f interval 3 times 2"), 1);
 	KUNIT_EXPECT_TRUE(test, alloc_tag_control_active());
-	KUNIT_EXPECT_EQ(test, FAILED_CALLS(kmalloc_site, kfree, 10),
+	KUNIT_EXPECT_EQ(test, failed_calls(&kmalloc_family, 10),
 			BIT(2) | BIT(5));
 	expect_charged(test, tag_at(test, kmalloc_line), 0, 0);
 	/* The space of two calls and a bit: the third fails, once. */
 	KUNIT_EXPECT_EQ(test, control(test, "func pages_site +f space %lu times 1",
 				      5 * pages_size / 2), 1);
-	KUNIT_EXPECT_EQ(test, FAILED_CALLS(pages_site, free_two_pages, 6),
+	KUNIT_EXPECT_EQ(test, failed_calls(&pages_family, 6),
 			BIT(2));
 	expect_charged(test, tag_at(test, pages_line), 0, 0);
 	/* Never, then every call, then the first two. */
 	KUNIT_EXPECT_EQ(test, control(test, "func vmalloc_site +f probability 0"), 1);
-	KUNIT_EXPECT_EQ(test, FAILED_CALLS(vmalloc_site, vfree, 5), 0);
+	KUNIT_EXPECT_EQ(test, failed_calls(&vmalloc_family, 5), 0);
 	KUNIT_EXPECT_EQ(test, control(test, "func vmalloc_site =pf probability 100"), 1);
-	KUNIT_EXPECT_EQ(test, FAILED_CALLS(vmalloc_site, vfree, 5), 0x1f);
+	KUNIT_EXPECT_EQ(test, failed_calls(&vmalloc_family, 5), 0x1f);
 	expect_charged(test, tag_at(test, vmalloc_line), 0, 0);
 	KUNIT_EXPECT_EQ(test, control(test, "func percpu_site +f times 2"), 1);
-	KUNIT_EXPECT_EQ(test, FAILED_CALLS(percpu_site, free_percpu, 5),
+	KUNIT_EXPECT_EQ(test, failed_calls(&percpu_family, 5),
 			BIT(0) | BIT(1));
 	expect_charged(test, tag_at(test, percpu_line), 0, 0);
 	/* __GFP_NOFAIL is never failed. */
@@ -224,7 +259,7 @@ static void test_fail(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, site_off(tag_at(test, line)));
 	KUNIT_EXPECT_EQ(test, control(test, "func *_site -f; func kmalloc_gfp =p"), 5);
 	KUNIT_EXPECT_TRUE(test, sites_default(test));
-	KUNIT_EXPECT_EQ(test, FAILED_CALLS(kmalloc_site, kfree, 3), 0);
+	KUNIT_EXPECT_EQ(test, failed_calls(&kmalloc_family, 3), 0);
 }
 
 /* The four sites of this file, selected in each way the grammar has. */
@@ -244,7 +279,8 @@ static void test_grammar(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, control(test, "file alloc_tag_control_te*.c line -%u func *_site +p",
 				      last), 4);
 	/* Several commands, comments and blank lines. */
-	KUNIT_EXPECT_EQ(test, control(test, "# a comment\n\nfunc pages_site -p ; func vmalloc_site -p # off\n;\n"), 2);
+	KUNIT_EXPECT_EQ(test, control(test, "# a comment\n\nfunc pages_site -p ; %s\n;\n",
+				      "func vmalloc_site -p # off"), 2);
 	KUNIT_EXPECT_TRUE(test, site_off(tag_at(test, pages_line)));
 	KUNIT_EXPECT_TRUE(test, site_off(tag_at(test, vmalloc_line)));
 	KUNIT_EXPECT_FALSE(test, site_off(tag_at(test, percpu_line)));

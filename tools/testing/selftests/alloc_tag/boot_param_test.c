@@ -195,7 +195,7 @@ static const char *control_value(int nth)
 	if (*v == '"')
 		end = strchr(++v, '"');
 	else
-		end = v + strcspn(v, " \n");
+		end = v + strcspn(v, "\n ");
 	if (!end || end - v >= (int)sizeof(value))
 		return NULL;
 	snprintf(value, sizeof(value), "%.*s", (int)(end - v), v);
@@ -213,7 +213,7 @@ static int sites_off_in(const char *file)
 		return -1;
 	while (fgets(line, sizeof(line), f))
 		n += !strncmp(line, file, strlen(file)) &&
-		     strstr(line, " =_\n") != NULL;
+		     !!strstr(line, " =_\n");
 	fclose(f);
 	return n;
 }

@@ -354,8 +354,9 @@ TEST_F(module, load_unload_cycles)
 }
 
 #define CONTROL		"/sys/kernel/debug/alloc_tag/control"
-#define PENDING		"# pending until module " MODNAME " is loaded: module " MODNAME " -p"
-#define PENDING_FAIL	"# pending until module " MODNAME " is loaded: module " MODNAME " +f times 1"
+#define PENDING_UNTIL	"# pending until module " MODNAME " is loaded: "
+#define PENDING		PENDING_UNTIL "module " MODNAME " -p"
+#define PENDING_FAIL	PENDING_UNTIL "module " MODNAME " +f times 1"
 
 /* Writes @text to the control file: 0 or the errno of the write. */
 static int control_write(const char *text)
@@ -396,7 +397,7 @@ static int control_has(const char *text)
 
 	if (!buf)
 		return -1;
-	found = strstr(buf, text) != NULL;
+	found = !!strstr(buf, text);
 	free(buf);
 	return found;
 }
