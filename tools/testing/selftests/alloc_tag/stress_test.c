@@ -3,7 +3,9 @@
  * Profiling under load. test_alloc_tag_stress churns through every
  * allocator family on every CPU while other processes read
  * /proc/allocinfo with varied buffer sizes, toggle vm.mem_profiling and
- * load and unload test_alloc_tag. Then, with profiling on, the module
+ * load and unload test_alloc_tag, and flag the module's call sites in the
+ * control file (failing, not profiled, and back). Then, with profiling
+ * on and no site flagged, the module
  * holds a known set of allocations, which the report must show exactly
  * or mark accurate:no, and frees them; every counter of the module's
  * lines is back at zero, and no report ever showed a negative counter.
@@ -52,6 +54,7 @@ struct shared {
 	int stop;
 	long reads, lines, malformed, negative, site_reads, raw_negative;
 	long toggles, toggle_errors, loads, load_errors;
+	long flag_writes, flag_errors;
 };
 
 #define ADD(field, n)	__atomic_add_fetch(&(field), (n), __ATOMIC_RELAXED)
@@ -144,6 +147,36 @@ static void toggler(struct shared *sh, int id)
 	}
 	if (sysctl_write("1", 1, 0))
 		ADD(sh->toggle_errors, 1);
+}
+
+#define CONTROL		"/sys/kernel/debug/alloc_tag/control"
+
+/* The module's sites failing, off, on, not failing, in turn; listed. */
+static void flagger(struct shared *sh, int id)
+{
+	static const char * const cmds[] = {
+		"module " STRESS " +f probability 10",
+		"module " STRESS " -p",
+		"module " STRESS " -f",
+		"module " STRESS " +p",
+	};
+	unsigned int i = 0;
+	size_t len;
+	char *buf;
+
+	while (!STOPPED(sh)) {
+		if (write_file(CONTROL, cmds[i++ % ARRAY_SIZE(cmds)]))
+			ADD(sh->flag_errors, 1);
+		else
+			ADD(sh->flag_writes, 1);
+		buf = read_file(CONTROL, 4096, &len);
+		if (!buf)
+			ADD(sh->flag_errors, 1);
+		free(buf);
+		usleep(20000);
+	}
+	if (write_file(CONTROL, "module " STRESS " =p"))
+		ADD(sh->flag_errors, 1);
 }
 
 /* test_alloc_tag allocates at load and frees at unload. */
@@ -385,10 +418,10 @@ static void stress(struct __test_metadata *_metadata, struct shared *sh,
 {
 	const char *v = cmdline_value(SECONDS_PARAM, 0);
 	int seconds = v ? atoi(v) : 20, toggling, i, n, status, inaccurate;
-	int counters_off;
+	int counters_off, flagging = !access(CONTROL, F_OK);
 	long slab_faults = 0, page_faults = 0, kfence = kfence_allocs();
 	struct site sites[NR_SITES + 1];
-	pid_t pids[4];
+	pid_t pids[5];
 	struct stat st;
 	time_t start;
 
@@ -408,9 +441,10 @@ static void stress(struct __test_metadata *_metadata, struct shared *sh,
 	pids[1] = spawn(sh, reader, 1);
 	pids[2] = spawn(sh, loader, 0);
 	pids[3] = toggling ? spawn(sh, toggler, 0) : 0;
+	pids[4] = flagging ? spawn(sh, flagger, 0) : 0;
 	sleep(seconds);
 	__atomic_store_n(&sh->stop, 1, __ATOMIC_RELAXED);
-	for (i = 0; i < 4; i++) {
+	for (i = 0; i < 5; i++) {
 		if (!pids[i])
 			continue;
 		ASSERT_EQ(pids[i], waitpid(pids[i], &status, 0));
@@ -456,6 +490,7 @@ static void stress(struct __test_metadata *_metadata, struct shared *sh,
 	figure(name, "raw-negative", sh->raw_negative);
 	figure(name, "toggles", sh->toggles);
 	figure(name, "module-loads", sh->loads);
+	figure(name, "control-writes", sh->flag_writes);
 	figure(name, "faults-slab", slab_faults);
 	figure(name, "faults-page", page_faults);
 	figure(name, "inaccurate-lines", inaccurate);
@@ -471,6 +506,9 @@ static void stress(struct __test_metadata *_metadata, struct shared *sh,
 	EXPECT_EQ(0, sh->toggle_errors);
 	if (toggling)
 		EXPECT_LT(0, sh->toggles);
+	EXPECT_EQ(0, sh->flag_errors);
+	if (flagging)
+		EXPECT_LT(0, sh->flag_writes);
 
 	/* Nothing live: the module's lines go with it. */
 	ASSERT_EQ(0, module_unload(STRESS));
