@@ -171,37 +171,6 @@ TEST(command_line_value)
 /* What the harness switches off at boot; other values are junk. */
 #define CONTROL_GOOD	"file kernel/fork.c -p"
 
-/* The @nth value of alloc_tag.control=, without its quotes, or NULL. */
-static const char *control_value(int nth)
-{
-	static char cmdline[4096], value[512];
-	int fd = open("/proc/cmdline", O_RDONLY);
-	ssize_t len = fd < 0 ? -1 : read(fd, cmdline, sizeof(cmdline) - 1);
-	char *v = cmdline, *end;
-
-	if (fd >= 0)
-		close(fd);
-	if (len <= 0)
-		return NULL;
-	cmdline[len] = '\0';
-	for (;; v++) {
-		v = strstr(v, CONTROL_PARAM);
-		if (!v)
-			return NULL;
-		if ((v == cmdline || v[-1] == ' ') && !nth--)
-			break;
-	}
-	v += strlen(CONTROL_PARAM);
-	if (*v == '"')
-		end = strchr(++v, '"');
-	else
-		end = v + strcspn(v, "\n ");
-	if (!end || end - v >= (int)sizeof(value))
-		return NULL;
-	snprintf(value, sizeof(value), "%.*s", (int)(end - v), v);
-	return value;
-}
-
 /* Lines of the control file listing a site of @file switched off. */
 static int sites_off_in(const char *file)
 {
@@ -234,7 +203,7 @@ TEST(control_command_line)
 	ASSERT_LE(0, kmsg);
 	ASSERT_EQ(0, kmsg_read(kmsg, &log));
 	close(kmsg);
-	for (i = 0; (v = control_value(i)); i++) {
+	for (i = 0; (v = cmdline_value(CONTROL_PARAM, i)); i++) {
 		if (!strcmp(v, CONTROL_GOOD)) {
 			snprintf(msg, sizeof(msg),
 				 "alloc_tag: " CONTROL_PARAM "\"%s\": ", v);

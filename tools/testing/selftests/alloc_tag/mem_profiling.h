@@ -17,7 +17,7 @@
 
 /*
  * The value of the @nth (from 0) "@param" (ending in '=') on the kernel
- * command line, or NULL.
+ * command line, without the quotes of a quoted value, or NULL.
  */
 static inline const char *cmdline_value(const char *param, int nth)
 {
@@ -44,8 +44,12 @@ static inline const char *cmdline_value(const char *param, int nth)
 			v++;
 		}
 	}
-	for (end = v; *end && *end != ' ' && *end != '\n'; end++)
-		;
+	if (*v == '"')
+		end = strchr(++v, '"');
+	else
+		end = v + strcspn(v, "\n ");
+	if (!end)
+		return NULL;
 	*end = '\0';
 	return v;
 }
