@@ -461,11 +461,14 @@ static void stress(struct __test_metadata *_metadata, struct shared *sh,
 	/* Profiling on for the whole of this phase, faults still coming. */
 	ASSERT_EQ(0, write_file(PARAM("hold"), HOLD));
 	inaccurate = check_held(_metadata);
+	/*
+	 * Under faults a line is inaccurate if one of its slabs lost its
+	 * vector; that a new slab was made while faults came depends on
+	 * timing: check_held() checks such lines, here only the count.
+	 */
 	if (fault) {
 		slab_faults = faults_injected("failslab");
 		page_faults = faults_injected("fail_page_alloc");
-		/* Some slab lost its vector: the lines say so. */
-		EXPECT_LT(0, inaccurate);
 	} else {
 		EXPECT_EQ(0, inaccurate);
 	}
