@@ -794,7 +794,7 @@ static noinline void pgalloc_tag_add_checked(struct page *page,
 		return;
 	}
 	get_page_tag_ref(page, &pt);
-	alloc_tag_add(pt.ref, tag, PAGE_SIZE * nr);
+	alloc_tag_add(pt.ref, tag, PAGE_SIZE * nr, page);
 	put_page_tag_ref(&pt);
 }
 
@@ -805,7 +805,7 @@ static noinline void pgalloc_tag_sub_checked(struct page *page,
 	struct page_tag_ref pt;
 
 	get_page_tag_ref(page, &pt);
-	alloc_tag_sub(pt.ref, PAGE_SIZE * nr);
+	alloc_tag_sub(pt.ref, PAGE_SIZE * nr, page);
 	put_page_tag_ref(&pt);
 }
 
@@ -817,7 +817,7 @@ static noinline void pgalloc_tag_add_page_ext(struct page *page,
 
 	if (page_ext) {
 		alloc_tag_add(codetag_ref_from_page_ext(page_ext),
-			      current->alloc_tag, PAGE_SIZE * nr);
+			      current->alloc_tag, PAGE_SIZE * nr, page);
 		page_ext_put(page_ext);
 	}
 }
@@ -829,7 +829,7 @@ static noinline void pgalloc_tag_sub_page_ext(struct page *page,
 
 	if (page_ext) {
 		alloc_tag_sub(codetag_ref_from_page_ext(page_ext),
-			      PAGE_SIZE * nr);
+			      PAGE_SIZE * nr, page);
 		page_ext_put(page_ext);
 	}
 }
@@ -860,7 +860,7 @@ void __pgalloc_tag_add(struct page *page, unsigned int nr)
 		return;
 	flags = READ_ONCE(tag->ct.flags);
 	idx = flags >> CODETAG_IDX_SHIFT;
-	if (unlikely(!idx) || alloc_tag_flags_off(flags)) {
+	if (unlikely(!idx) || alloc_tag_flags_controlled(flags)) {
 		pgalloc_tag_add_checked(page, tag, nr);
 		return;
 	}
@@ -880,7 +880,9 @@ void __pgalloc_tag_sub(struct page *page, unsigned int nr)
 		pgalloc_tag_sub_page_ext(page, nr);
 		return;
 	}
-	if (IS_ENABLED(CONFIG_MEM_ALLOC_PROFILING_DEBUG)) {
+	/* The control file may have a stack to forget. */
+	if (IS_ENABLED(CONFIG_MEM_ALLOC_PROFILING_DEBUG) ||
+	    alloc_tag_control_active()) {
 		pgalloc_tag_sub_checked(page, nr);
 		return;
 	}
@@ -911,6 +913,9 @@ void pgalloc_tag_split(struct page *page, unsigned int nr)
 		return;
 	ct = pt.ref->ct;
 	put_page_tag_ref(&pt);
+	if (alloc_tag_control_active() && ct && ct != CODETAG_EMPTY &&
+	    (READ_ONCE(ct->flags) & ALLOC_TAG_FLAG_STACKS))
+		alloc_tag_stack_split(page, nr);
 	for (i = 1; i < nr; i++) {
 		if (!get_page_tag_ref(nth_page(page, i), &pt))
 			continue;
@@ -946,9 +951,9 @@ void pgalloc_tag_join(struct page *page, unsigned int nr)
 		if (!get_page_tag_ref(nth_page(page, i), &pt))
 			continue;
 		if (pt.ref->ct && !is_codetag_empty(pt.ref)) {
-			alloc_tag_sub(pt.ref, PAGE_SIZE);
+			alloc_tag_sub(pt.ref, PAGE_SIZE, nth_page(page, i));
 			if (head)
-				this_cpu_add(head->counters->bytes, PAGE_SIZE);
+				pgalloc_tag_sub_pages(page, head, -1);
 		}
 		pt.ref->ct = NULL;
 		put_page_tag_ref(&pt);
@@ -970,6 +975,8 @@ void pgalloc_tag_swap(struct page *new, struct page *old)
 
 	if (!mem_alloc_tags_in_use() || !get_page_tag_ref(old, &pt_old))
 		return;
+	if (alloc_tag_control_active())
+		alloc_tag_stack_swap(new, old);
 	if (get_page_tag_ref(new, &pt_new)) {
 		ct = pt_old.ref->ct;
 		pt_old.ref->ct = pt_new.ref->ct;

@@ -10,7 +10,9 @@
  *
  * A site's flags are bits of its tag's ct.flags. The allocation paths
  * look at them only while some site has one (alloc_tag_control_key). A
- * site flagged f has its fault attributes in fail_sites, found by tag.
+ * site flagged f has its fault attributes in fail_sites, found by tag; a
+ * live allocation of a site flagged s has its stack in live_allocs, found
+ * by the allocation's object, page or per-cpu slot.
  */
 #include <linux/alloc_tag.h>
 #include <linux/codetag.h>
@@ -18,7 +20,9 @@
 #include <linux/debugfs.h>
 #include <linux/hashtable.h>
 #include <linux/init.h>
+#include <linux/mm.h>
 #include <linux/module.h>
+#include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/parser.h>
 #include <linux/prandom.h>
@@ -26,8 +30,16 @@
 #include <linux/sched.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
+#include <linux/sort.h>
+#include <linux/stackdepot.h>
+#include <linux/stacktrace.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
+#include <linux/vmalloc.h>
+
+/* alloc_tag.stack_records= on the command line. */
+#undef MODULE_PARAM_PREFIX
+#define MODULE_PARAM_PREFIX "alloc_tag."
 
 /* Only mm's charge and allocation paths look: not exported. */
 DEFINE_STATIC_KEY_FALSE(alloc_tag_control_key);
@@ -35,8 +47,9 @@ DEFINE_STATIC_KEY_FALSE(alloc_tag_control_key);
 /* The flags as written; a site has only p (profiled) by default. */
 #define SITE_PROFILED	BIT(0)
 #define SITE_FAIL	BIT(1)
+#define SITE_STACKS	BIT(2)
 #define SITE_DEFAULT	SITE_PROFILED
-static const char site_flag_chars[] = "pf";
+static const char site_flag_chars[] = "pfs";
 
 /* Fault attributes, as Documentation/fault-injection/ describes them. */
 enum fail_attr { FAIL_PROBABILITY, FAIL_INTERVAL, FAIL_TIMES, FAIL_SPACE,
@@ -108,7 +121,8 @@ static unsigned int site_flags(const struct codetag *ct)
 	unsigned int flags = READ_ONCE(ct->flags);
 
 	return (flags & ALLOC_TAG_FLAG_OFF ? 0 : SITE_PROFILED) |
-	       (flags & ALLOC_TAG_FLAG_FAIL ? SITE_FAIL : 0);
+	       (flags & ALLOC_TAG_FLAG_FAIL ? SITE_FAIL : 0) |
+	       (flags & ALLOC_TAG_FLAG_STACKS ? SITE_STACKS : 0);
 }
 
 /* Under rcu_read_lock() or control_lock. */
@@ -177,6 +191,334 @@ bool __alloc_tag_should_fail(struct alloc_tag *tag, gfp_t gfp, size_t size)
 		fail = site_should_fail(sf, gfp, size);
 	rcu_read_unlock();
 	return fail;
+}
+
+/*
+ * Flag s. Each live allocation of a site flagged s has a record: its
+ * stack (in the stack depot), pid and bytes, hashed by the allocation's
+ * key (object, page or per-cpu slot). Records come from a pool allocated
+ * when a first site gains s, of alloc_tag.stack_records entries: the
+ * memory the capture costs besides the stack depot's, and its bound.
+ */
+struct live_alloc {
+	struct hlist_node node;		/* in live_hash by key, or free_live */
+	const void *key;
+	struct alloc_tag *tag;
+	depot_stack_handle_t stack;
+	pid_t pid;
+	size_t bytes;
+};
+
+#define STACK_DEPTH	32
+
+static unsigned int stack_records = 65536;
+module_param(stack_records, uint, 0444);
+MODULE_PARM_DESC(stack_records,
+		 "Live allocations of sites flagged s that can be recorded");
+
+/* Taken wherever an allocation is charged or uncharged: raw, irqsave. */
+static DEFINE_RAW_SPINLOCK(live_lock);
+static struct live_alloc *live_pool;
+static struct hlist_head *live_hash;
+static unsigned int live_hash_bits;
+static HLIST_HEAD(free_live);
+static unsigned long nr_live, nr_not_recorded;
+static bool live_full_reported;
+/* Sites flagged s; under control_lock. */
+static unsigned long nr_stack_sites;
+/* Set while this CPU saves a stack: the depot's own allocations. */
+static DEFINE_PER_CPU(bool, saving_stack);
+
+/* Under live_lock. */
+static struct hlist_head *live_bucket(const void *key)
+{
+	return &live_hash[hash_ptr(key, live_hash_bits)];
+}
+
+static struct live_alloc *find_live(const void *key)
+{
+	struct live_alloc *la;
+
+	if (!live_hash)
+		return NULL;
+	hlist_for_each_entry(la, live_bucket(key), node)
+		if (la->key == key)
+			return la;
+	return NULL;
+}
+
+static void release_live(struct live_alloc *la)
+{
+	hlist_del(&la->node);
+	hlist_add_head(&la->node, &free_live);
+	nr_live--;
+}
+
+/*
+ * A record for @key, reusing one the key had (a charge moved in place):
+ * NULL, counted, once the pool is used up.
+ */
+static struct live_alloc *new_live(const void *key)
+{
+	struct live_alloc *la = find_live(key);
+
+	if (la)
+		return la;
+	if (hlist_empty(&free_live)) {
+		nr_not_recorded++;
+		return NULL;
+	}
+	la = hlist_entry(free_live.first, struct live_alloc, node);
+	hlist_del(&la->node);
+	la->key = key;
+	hlist_add_head(&la->node, live_bucket(key));
+	nr_live++;
+	return la;
+}
+
+static void report_full(void)
+{
+	pr_warn("alloc_tag: %u live allocations recorded, the limit of alloc_tag.stack_records: sites flagged s miss new allocations\n",
+		stack_records);
+}
+
+static void record_stack(struct alloc_tag *tag, size_t bytes,
+			 const void *key)
+{
+	unsigned long entries[STACK_DEPTH], flags;
+	depot_stack_handle_t stack = 0;
+	struct live_alloc *la = NULL;
+	bool report = false;
+	unsigned int n;
+
+	/* No stack of the depot's allocations while it saves one. */
+	preempt_disable();
+	if (!__this_cpu_read(saving_stack)) {
+		__this_cpu_write(saving_stack, true);
+		n = stack_trace_save(entries, ARRAY_SIZE(entries), 2);
+		stack = stack_depot_save(entries, n, GFP_NOWAIT | __GFP_NOWARN);
+		__this_cpu_write(saving_stack, false);
+	}
+	raw_spin_lock_irqsave(&live_lock, flags);
+	/* The flag is cleared before its records are dropped: no stale one. */
+	if (READ_ONCE(tag->ct.flags) & ALLOC_TAG_FLAG_STACKS) {
+		if (stack)
+			la = new_live(key);
+		else
+			nr_not_recorded++;
+		if (la) {
+			la->tag = tag;
+			la->stack = stack;
+			la->pid = task_pid_nr(current);
+			la->bytes = bytes;
+		} else if (!live_full_reported && hlist_empty(&free_live)) {
+			live_full_reported = true;
+			report = true;
+		}
+	}
+	raw_spin_unlock_irqrestore(&live_lock, flags);
+	preempt_enable();
+	if (report)
+		report_full();
+}
+
+/**
+ * alloc_tag_add_controlled - charge an allocation of a flagged call site
+ * @ref: where the allocation keeps its tag
+ * @tag: the call site
+ * @bytes: the allocation's size
+ * @obj: the allocation's key: object, first page or per-cpu slot
+ *
+ * alloc_tag_add() for a site flagged -p (not charged) or s (charged, and
+ * its stack recorded).
+ */
+void alloc_tag_add_controlled(union codetag_ref *ref, struct alloc_tag *tag,
+			      size_t bytes, const void *obj)
+{
+	unsigned int flags = READ_ONCE(tag->ct.flags);
+
+	if (flags & ALLOC_TAG_FLAG_OFF) {
+		/* Left untagged on purpose: DEBUG's checks know it. */
+		ref->ct = IS_ENABLED(CONFIG_MEM_ALLOC_PROFILING_DEBUG) ?
+			  CODETAG_EMPTY : NULL;
+		return;
+	}
+	__alloc_tag_add(ref, tag, bytes);
+	if (flags & ALLOC_TAG_FLAG_STACKS)
+		record_stack(tag, bytes, obj);
+}
+
+/**
+ * alloc_tag_stack_forget - an allocation of a site flagged s is freed
+ * @obj: its key, as alloc_tag_add() had it
+ */
+void alloc_tag_stack_forget(const void *obj)
+{
+	struct live_alloc *la;
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&live_lock, flags);
+	la = find_live(obj);
+	if (la)
+		release_live(la);
+	raw_spin_unlock_irqrestore(&live_lock, flags);
+}
+
+/**
+ * alloc_tag_stack_resize - part of an allocation is freed, or added
+ * @obj: its key
+ * @bytes: the bytes it now holds more (less, if negative)
+ */
+void alloc_tag_stack_resize(const void *obj, long bytes)
+{
+	struct live_alloc *la;
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&live_lock, flags);
+	la = find_live(obj);
+	if (la)
+		la->bytes += bytes;
+	raw_spin_unlock_irqrestore(&live_lock, flags);
+}
+
+static void rekey_live(struct live_alloc *la, const void *key)
+{
+	hlist_del(&la->node);
+	la->key = key;
+	hlist_add_head(&la->node, live_bucket(key));
+}
+
+/**
+ * alloc_tag_stack_swap - two allocations exchange their charges (migration)
+ * @obj1: the key of one
+ * @obj2: the key of the other
+ */
+void alloc_tag_stack_swap(const void *obj1, const void *obj2)
+{
+	struct live_alloc *la1, *la2;
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&live_lock, flags);
+	la1 = find_live(obj1);
+	la2 = find_live(obj2);
+	if (la1)
+		rekey_live(la1, obj2);
+	if (la2)
+		rekey_live(la2, obj1);
+	raw_spin_unlock_irqrestore(&live_lock, flags);
+}
+
+/**
+ * alloc_tag_stack_split - a high-order page became @nr order-0 pages
+ * @page: the first page, the allocation's key
+ * @nr: the number of pages, each now freed on its own
+ *
+ * Each page gets a copy of the record, with its share of the bytes.
+ */
+void alloc_tag_stack_split(struct page *page, unsigned int nr)
+{
+	struct live_alloc *head, *la;
+	bool report = false;
+	unsigned long flags;
+	unsigned int i;
+
+	raw_spin_lock_irqsave(&live_lock, flags);
+	head = find_live(page);
+	if (head) {
+		head->bytes /= nr;
+		for (i = 1; i < nr; i++) {
+			la = new_live(nth_page(page, i));
+			if (!la)
+				break;
+			la->tag = head->tag;
+			la->stack = head->stack;
+			la->pid = head->pid;
+			la->bytes = head->bytes;
+		}
+		if (i < nr && !live_full_reported) {
+			live_full_reported = true;
+			report = true;
+		}
+	}
+	raw_spin_unlock_irqrestore(&live_lock, flags);
+	if (report)
+		report_full();
+}
+
+/*
+ * The pool, for the first site that gains s; the stack depot too (it may
+ * be set up late, once).
+ */
+static int alloc_live_pool(void)
+{
+	struct live_alloc *pool;
+	struct hlist_head *hash;
+	unsigned int bits, i;
+	unsigned long flags;
+
+	lockdep_assert_held(&control_lock);
+	if (live_pool)
+		return 0;
+	if (!stack_records) {
+		pr_err("alloc_tag: s needs alloc_tag.stack_records above 0\n");
+		return -EINVAL;
+	}
+	if (stack_depot_init())
+		return -ENOMEM;
+	bits = max(ilog2(stack_records) - 2, 4);
+	pool = vmalloc_array(stack_records, sizeof(*pool));
+	hash = kvcalloc(1U << bits, sizeof(*hash), GFP_KERNEL);
+	if (!pool || !hash) {
+		vfree(pool);
+		kvfree(hash);
+		return -ENOMEM;
+	}
+	raw_spin_lock_irqsave(&live_lock, flags);
+	for (i = 0; i < stack_records; i++)
+		hlist_add_head(&pool[i].node, &free_live);
+	live_hash_bits = bits;
+	live_hash = hash;
+	live_pool = pool;
+	nr_not_recorded = 0;
+	live_full_reported = false;
+	raw_spin_unlock_irqrestore(&live_lock, flags);
+	return 0;
+}
+
+/*
+ * After a write: the records of sites that lost s go (their frees do not
+ * look any more), and the pool with the last of them.
+ */
+static void drop_unflagged_records(void)
+{
+	struct live_alloc *pool = NULL, *la;
+	struct hlist_head *hash = NULL;
+	struct hlist_node *tmp;
+	unsigned long flags;
+	unsigned int i;
+
+	lockdep_assert_held(&control_lock);
+	raw_spin_lock_irqsave(&live_lock, flags);
+	if (!live_hash)
+		goto out;
+	for (i = 0; i < (1U << live_hash_bits); i++)
+		hlist_for_each_entry_safe(la, tmp, &live_hash[i], node)
+			if (!(READ_ONCE(la->tag->ct.flags) &
+			      ALLOC_TAG_FLAG_STACKS))
+				release_live(la);
+	if (!nr_stack_sites) {
+		pool = live_pool;
+		hash = live_hash;
+		live_pool = NULL;
+		live_hash = NULL;
+		INIT_HLIST_HEAD(&free_live);
+	} else if (!hlist_empty(&free_live)) {
+		live_full_reported = false;
+	}
+out:
+	raw_spin_unlock_irqrestore(&live_lock, flags);
+	vfree(pool);
+	kvfree(hash);
 }
 
 /* Whether the tags in @cmod can be changed: loaded, and not going away. */
@@ -508,9 +850,14 @@ static int set_site_flags(struct codetag *ct, unsigned int flags,
 	bool was_flagged = old != SITE_DEFAULT;
 	bool flagged = flags != SITE_DEFAULT;
 	struct site_fail *sf = NULL;
-	int a;
+	int a, err;
 
 	lockdep_assert_held(&control_lock);
+	if (flags & SITE_STACKS) {
+		err = alloc_live_pool();
+		if (err)
+			return err;
+	}
 	if (old & SITE_FAIL)
 		sf = find_site_fail(tag);
 	if ((flags & SITE_FAIL) && !sf) {
@@ -526,9 +873,11 @@ static int set_site_flags(struct codetag *ct, unsigned int flags,
 		for (a = 0; a < NR_FAIL_ATTRS; a++)
 			if (q->attrs_given & BIT(a))
 				set_fail_attr(sf, a, q->attrs[a]);
-	alloc_tag_change_flags(tag, ALLOC_TAG_FLAG_OFF | ALLOC_TAG_FLAG_FAIL,
+	alloc_tag_change_flags(tag, ALLOC_TAG_FLAG_OFF | ALLOC_TAG_FLAG_FAIL |
+			       ALLOC_TAG_FLAG_STACKS,
 			       (flags & SITE_PROFILED ? 0 : ALLOC_TAG_FLAG_OFF) |
-			       (flags & SITE_FAIL ? ALLOC_TAG_FLAG_FAIL : 0));
+			       (flags & SITE_FAIL ? ALLOC_TAG_FLAG_FAIL : 0) |
+			       (flags & SITE_STACKS ? ALLOC_TAG_FLAG_STACKS : 0));
 	if (sf && !(flags & SITE_FAIL)) {
 		hash_del_rcu(&sf->node);
 		kfree_rcu(sf, rcu);
@@ -537,17 +886,23 @@ static int set_site_flags(struct codetag *ct, unsigned int flags,
 		nr_flagged_sites++;
 	else if (!flagged && was_flagged)
 		nr_flagged_sites--;
+	if ((flags & SITE_STACKS) && !(old & SITE_STACKS))
+		nr_stack_sites++;
+	else if (!(flags & SITE_STACKS) && (old & SITE_STACKS))
+		nr_stack_sites--;
 	return 0;
 }
 
 /*
- * The allocation paths look at the flags while some site has one. Flipped
- * after the tag list is released: a flag seen before its key is harmless,
- * and the write has not returned yet.
+ * After flags changed: the records of sites that lost s go; the allocation
+ * paths look at the flags while some site has one. Called after the tag
+ * list is released: a flag seen before its key is harmless, and the write
+ * has not returned yet.
  */
-static void update_control_key(void)
+static void control_changed(void)
 {
 	lockdep_assert_held(&control_lock);
+	drop_unflagged_records();
 	if (nr_flagged_sites && !static_key_enabled(&alloc_tag_control_key))
 		static_branch_enable(&alloc_tag_control_key);
 	else if (!nr_flagged_sites && static_key_enabled(&alloc_tag_control_key))
@@ -663,15 +1018,20 @@ int alloc_tag_control_exec(char *cmds, const char *modname)
 
 	mutex_lock(&control_lock);
 	codetag_lock_module_list(alloc_tag_cttype, true);
-	for (i = 0; i < nq && !ret; i++)
+	for (i = 0; i < nq && !ret; i++) {
 		ret = check_query(&queries[i]);
+		/* Before any site changes: the only way s can fail. */
+		if (!ret && queries[i].op != '-' &&
+		    (queries[i].flags & SITE_STACKS))
+			ret = alloc_live_pool();
+	}
 	for (i = 0; i < nq && ret >= 0; i++) {
 		n = queries[i].pending ? keep_pending(&queries[i]) :
 					 apply_query(&queries[i], NULL);
 		ret = n < 0 ? n : ret + n;
 	}
 	codetag_lock_module_list(alloc_tag_cttype, false);
-	update_control_key();
+	control_changed();
 	mutex_unlock(&control_lock);
 out:
 	kvfree(queries);
@@ -715,7 +1075,7 @@ static void apply_pending(struct module *mod)
 		kfree(pq);
 	}
 	codetag_lock_module_list(alloc_tag_cttype, false);
-	update_control_key();
+	control_changed();
 	mutex_unlock(&control_lock);
 }
 
@@ -729,7 +1089,7 @@ static void clear_module_flags(struct module *mod)
 	codetag_lock_module_list(alloc_tag_cttype, true);
 	apply_query(&all, mod);
 	codetag_lock_module_list(alloc_tag_cttype, false);
-	update_control_key();
+	control_changed();
 	mutex_unlock(&control_lock);
 }
 
@@ -865,6 +1225,185 @@ static const struct file_operations control_fops = {
 	.write		= control_write,
 };
 
+/* A live allocation as the stacks file reads it. */
+struct live_snap {
+	struct alloc_tag *tag;
+	depot_stack_handle_t stack;
+	pid_t pid;
+	size_t bytes;
+};
+
+static int cmp_snap(const void *a, const void *b)
+{
+	const struct live_snap *x = a, *y = b;
+
+	if (x->tag != y->tag)
+		return x->tag < y->tag ? -1 : 1;
+	if (x->stack != y->stack)
+		return x->stack < y->stack ? -1 : 1;
+	return x->pid - y->pid;
+}
+
+/* Largest site first, and in a site the largest stack first. */
+static int cmp_stack(const void *a, const void *b)
+{
+	const struct alloc_tag_stack *x = a, *y = b;
+
+	if (x->site_bytes != y->site_bytes)
+		return x->site_bytes > y->site_bytes ? -1 : 1;
+	if (x->tag != y->tag)
+		return x->tag < y->tag ? -1 : 1;
+	if (x->bytes != y->bytes)
+		return x->bytes > y->bytes ? -1 : 1;
+	return x->stack < y->stack ? -1 : x->stack > y->stack;
+}
+
+/*
+ * The live allocations of sites flagged s (of @only, if set), one entry
+ * per site and stack. Under control_lock: the tags stay flagged.
+ */
+static int collect_stacks(struct alloc_tag *only, struct alloc_tag_stack **out)
+{
+	struct alloc_tag_stack *groups, *g = NULL;
+	struct live_snap *snaps;
+	struct live_alloc *la;
+	unsigned long flags, max = READ_ONCE(nr_live), n = 0, i, j;
+	unsigned int b;
+
+	lockdep_assert_held(&control_lock);
+	*out = NULL;
+	snaps = kvmalloc_array(max + 1, sizeof(*snaps), GFP_KERNEL);
+	if (!snaps)
+		return -ENOMEM;
+	raw_spin_lock_irqsave(&live_lock, flags);
+	for (b = 0; live_hash && b < (1U << live_hash_bits); b++)
+		hlist_for_each_entry(la, &live_hash[b], node) {
+			if (n == max)
+				break;
+			if (only && la->tag != only)
+				continue;
+			snaps[n].tag = la->tag;
+			snaps[n].stack = la->stack;
+			snaps[n].pid = la->pid;
+			snaps[n++].bytes = la->bytes;
+		}
+	raw_spin_unlock_irqrestore(&live_lock, flags);
+	sort(snaps, n, sizeof(*snaps), cmp_snap, NULL);
+
+	groups = kvcalloc(n + 1, sizeof(*groups), GFP_KERNEL);
+	if (!groups) {
+		kvfree(snaps);
+		return -ENOMEM;
+	}
+	for (i = 0, j = 0; i < n; i++) {
+		if (!g || g->tag != snaps[i].tag || g->stack != snaps[i].stack) {
+			g = &groups[j++];
+			g->tag = snaps[i].tag;
+			g->stack = snaps[i].stack;
+		}
+		g->bytes += snaps[i].bytes;
+		g->calls++;
+		if (g->nr_pids < ARRAY_SIZE(g->pids) &&
+		    (!g->nr_pids || g->pids[g->nr_pids - 1] != snaps[i].pid))
+			g->pids[g->nr_pids++] = snaps[i].pid;
+	}
+	kvfree(snaps);
+	/* Each entry learns its site's totals, for sorting and the listing. */
+	for (i = 0; i < j; i = n) {
+		u64 bytes = 0, calls = 0;
+
+		for (n = i; n < j && groups[n].tag == groups[i].tag; n++) {
+			bytes += groups[n].bytes;
+			calls += groups[n].calls;
+		}
+		while (i < n) {
+			groups[i].site_bytes = bytes;
+			groups[i++].site_calls = calls;
+		}
+	}
+	sort(groups, j, sizeof(*groups), cmp_stack, NULL);
+	*out = groups;
+	return j;
+}
+
+/**
+ * alloc_tag_stacks_of - the live allocations of a call site flagged s
+ * @tag: the call site
+ * @out: set to an array, one entry per stack, largest first; kvfree() it
+ *
+ * Return: the number of entries, or -ENOMEM.
+ */
+int alloc_tag_stacks_of(struct alloc_tag *tag, struct alloc_tag_stack **out)
+{
+	int n;
+
+	mutex_lock(&control_lock);
+	n = collect_stacks(tag, out);
+	mutex_unlock(&control_lock);
+	return n;
+}
+
+static void show_stack_entry(struct seq_file *m,
+			     const struct alloc_tag_stack *g, bool first)
+{
+	unsigned long *entries;
+	unsigned int i, n;
+
+	if (first) {
+		seq_printf(m, "%12llu %8llu ", g->site_bytes, g->site_calls);
+		codetag_to_text(m, &g->tag->ct);
+		seq_putc(m, '\n');
+	}
+	seq_printf(m, "  %12llu %8llu pid", g->bytes, g->calls);
+	for (i = 0; i < g->nr_pids; i++)
+		seq_printf(m, "%c%d", i ? ',' : ' ', g->pids[i]);
+	if (g->nr_pids == ARRAY_SIZE(g->pids))
+		seq_puts(m, ",...");
+	seq_putc(m, '\n');
+	n = stack_depot_fetch(g->stack, &entries);
+	for (i = 0; i < n; i++)
+		seq_printf(m, "      %pS\n", (void *)entries[i]);
+}
+
+/* Per site flagged s and per stack: the bytes and calls still live. */
+static int stacks_show(struct seq_file *m, void *v)
+{
+	struct alloc_tag_stack *groups;
+	int n, i;
+
+	mutex_lock(&control_lock);
+	codetag_lock_module_list(alloc_tag_cttype, true);
+	n = collect_stacks(NULL, &groups);
+	if (n >= 0) {
+		seq_printf(m, "# %lu live allocations recorded, at most %u (records: %zu bytes); %lu not recorded\n",
+			   READ_ONCE(nr_live), stack_records,
+			   live_pool ? stack_records * sizeof(*live_pool) +
+			   (sizeof(*live_hash) << live_hash_bits) : 0,
+			   READ_ONCE(nr_not_recorded));
+		seq_puts(m, "# site bytes calls file:line [module] func:function\n#   stack bytes calls pid(s), then the stack\n");
+	}
+	for (i = 0; i < n; i++)
+		show_stack_entry(m, &groups[i],
+				 !i || groups[i].tag != groups[i - 1].tag);
+	codetag_lock_module_list(alloc_tag_cttype, false);
+	mutex_unlock(&control_lock);
+	kvfree(groups);
+	return n < 0 ? n : 0;
+}
+
+static int stacks_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, stacks_show, NULL);
+}
+
+static const struct file_operations stacks_fops = {
+	.owner		= THIS_MODULE,
+	.open		= stacks_open,
+	.read		= seq_read,
+	.llseek		= seq_lseek,
+	.release	= single_release,
+};
+
 /*
  * alloc_tag.control="CMDS", possibly several times: applied at init,
  * before the early command line copy that @str is in is freed.
@@ -921,6 +1460,7 @@ static int __init alloc_tag_control_debugfs(void)
 		return 0;
 	dir = debugfs_create_dir("alloc_tag", NULL);
 	debugfs_create_file("control", 0600, dir, NULL, &control_fops);
+	debugfs_create_file("stacks", 0400, dir, NULL, &stacks_fops);
 	return 0;
 }
 late_initcall(alloc_tag_control_debugfs);

@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * KUnit tests of the control of call sites (lib/alloc_tag_control.c): the
- * query language and its errors, and the flags p and f on a slab, a page,
- * a vmalloc and a percpu call site of this file.
+ * query language and its errors, and the flags p, f and s on a slab, a
+ * page, a vmalloc and a percpu call site of this file.
  */
 #include <linux/gfp.h>
 #include <linux/init.h>
 #include <linux/mm.h>
+#include <linux/kallsyms.h>
 #include <linux/percpu.h>
 #include <linux/slab.h>
+#include <linux/stackdepot.h>
 #include <linux/vmalloc.h>
 
 #include "../mm/slab.h"
@@ -89,7 +91,8 @@ static bool sites_default(struct kunit *test)
 
 	for (i = 0; i < ARRAY_SIZE(lines); i++) {
 		flags = READ_ONCE(tag_at(test, lines[i])->ct.flags);
-		if (flags & (ALLOC_TAG_FLAG_OFF | ALLOC_TAG_FLAG_FAIL))
+		if (flags & (ALLOC_TAG_FLAG_OFF | ALLOC_TAG_FLAG_FAIL |
+			     ALLOC_TAG_FLAG_STACKS))
 			return false;
 	}
 	return true;
@@ -262,6 +265,149 @@ static void test_fail(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, failed_calls(&kmalloc_family, 3), 0);
 }
 
+/* Two callers of each site: stacks tell them apart. */
+static noinline void alloc_from_one(const struct family *f, void **p)
+{
+	p[0] = f->alloc();
+	barrier();
+}
+
+static noinline void alloc_from_two(const struct family *f, void **p)
+{
+	unsigned int i;
+
+	for (i = 0; i < 2; i++)
+		p[i] = f->alloc();
+	barrier();
+}
+
+/* The bytes and calls of @stacks whose stack passes through @caller. */
+static struct alloc_tag_counters caller_counters(struct alloc_tag_stack *stacks,
+						 int n, const char *caller)
+{
+	struct alloc_tag_counters c = { 0, 0 };
+	char sym[KSYM_SYMBOL_LEN];
+	unsigned long *entries;
+	unsigned int i, j, nr;
+	size_t len = strlen(caller);
+
+	for (i = 0; i < n; i++) {
+		nr = stack_depot_fetch(stacks[i].stack, &entries);
+		for (j = 0; j < nr; j++) {
+			sprint_symbol_no_offset(sym, entries[j]);
+			/* GCC may have cloned it: caller.constprop.0 */
+			if (!strncmp(sym, caller, len) &&
+			    (!sym[len] || sym[len] == '.'))
+				break;
+		}
+		if (j < nr) {
+			c.bytes += stacks[i].bytes;
+			c.calls += stacks[i].calls;
+		}
+	}
+	return c;
+}
+
+/*
+ * One family's site flagged s, allocated at from two callers (once and
+ * twice, @one being one allocation's charge): the stacks split the site's
+ * charge by caller exactly; frees leave the stacks; -s drops them.
+ */
+static void check_stacks(struct kunit *test, const struct family *f,
+			 struct alloc_tag_counters one)
+{
+	struct alloc_tag *tag = tag_at(test, *f->line);
+	struct alloc_tag_counters c;
+	struct alloc_tag_stack *stacks;
+	void *p[3];
+	int n, i;
+
+	KUNIT_EXPECT_EQ(test, control(test, "file " THIS_FILE " line %u +s",
+				      *f->line), 1);
+	alloc_from_one(f, p);
+	alloc_from_two(f, p + 1);
+	for (i = 0; i < 3; i++)
+		KUNIT_ASSERT_NOT_NULL(test, p[i]);
+	expect_charged(test, tag, 3 * one.bytes, 3 * one.calls);
+	n = alloc_tag_stacks_of(tag, &stacks);
+	KUNIT_ASSERT_GT(test, n, 0);
+	KUNIT_EXPECT_EQ(test, stacks[0].site_bytes, 3 * one.bytes);
+	KUNIT_EXPECT_EQ(test, stacks[0].site_calls, 3 * one.calls);
+	KUNIT_EXPECT_EQ(test, stacks[0].pids[0], task_pid_nr(current));
+	KUNIT_EXPECT_EQ(test, stacks[0].nr_pids, 1);
+	c = caller_counters(stacks, n, "alloc_from_one");
+	KUNIT_EXPECT_EQ(test, c.bytes, one.bytes);
+	KUNIT_EXPECT_EQ(test, c.calls, one.calls);
+	c = caller_counters(stacks, n, "alloc_from_two");
+	KUNIT_EXPECT_EQ(test, c.bytes, 2 * one.bytes);
+	KUNIT_EXPECT_EQ(test, c.calls, 2 * one.calls);
+	/* Largest first. */
+	for (i = 1; i < n; i++)
+		KUNIT_EXPECT_GE(test, stacks[i - 1].bytes, stacks[i].bytes);
+	kvfree(stacks);
+
+	f->free(p[1]);
+	n = alloc_tag_stacks_of(tag, &stacks);
+	KUNIT_ASSERT_GT(test, n, 0);
+	c = caller_counters(stacks, n, "alloc_from_two");
+	KUNIT_EXPECT_EQ(test, c.bytes, one.bytes);
+	KUNIT_EXPECT_EQ(test, c.calls, one.calls);
+	KUNIT_EXPECT_EQ(test, stacks[0].site_bytes, 2 * one.bytes);
+	kvfree(stacks);
+
+	KUNIT_EXPECT_EQ(test, control(test, "file " THIS_FILE " line %u -s",
+				      *f->line), 1);
+	KUNIT_EXPECT_EQ(test, alloc_tag_stacks_of(tag, &stacks), 0);
+	kvfree(stacks);
+	f->free(p[0]);
+	f->free(p[2]);
+	expect_charged(test, tag, 0, 0);
+}
+
+/* Flag s on each family's site; a split page keeps its stack per page. */
+static void test_stacks(struct kunit *test)
+{
+	size_t page_array = 3 * sizeof(struct page *);
+	struct alloc_tag_stack *stacks;
+	struct alloc_tag *tag;
+	struct page *page;
+	int n;
+
+	check_stacks(test, &kmalloc_family,
+		     (struct alloc_tag_counters){ kmalloc_slab(64, GFP_KERNEL)->size, 1 });
+	check_stacks(test, &pages_family,
+		     (struct alloc_tag_counters){ 2 * PAGE_SIZE, 1 });
+	check_stacks(test, &percpu_family,
+		     (struct alloc_tag_counters){ 32 * num_possible_cpus(), 1 });
+	check_stacks(test, &vmalloc_family,
+		     (struct alloc_tag_counters){
+			3 * PAGE_SIZE + kmalloc_slab(page_array, GFP_KERNEL)->size,
+			4 });
+
+	tag = tag_at(test, pages_line);
+	KUNIT_EXPECT_EQ(test, control(test, "func pages_site +s"), 1);
+	page = pages_site();
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	split_page(page, 1);
+	n = alloc_tag_stacks_of(tag, &stacks);
+	KUNIT_ASSERT_EQ(test, n, 1);
+	KUNIT_EXPECT_EQ(test, stacks[0].bytes, 2 * PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, stacks[0].calls, 2);
+	kvfree(stacks);
+	__free_page(page);
+	n = alloc_tag_stacks_of(tag, &stacks);
+	KUNIT_ASSERT_EQ(test, n, 1);
+	KUNIT_EXPECT_EQ(test, stacks[0].bytes, PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, stacks[0].calls, 1);
+	kvfree(stacks);
+	__free_page(page + 1);
+	KUNIT_EXPECT_EQ(test, alloc_tag_stacks_of(tag, &stacks), 0);
+	kvfree(stacks);
+	expect_charged(test, tag, 0, 0);
+	KUNIT_EXPECT_EQ(test, control(test, "func pages_site -s"), 1);
+	KUNIT_EXPECT_TRUE(test, sites_default(test));
+}
+
 /* The four sites of this file, selected in each way the grammar has. */
 static void test_grammar(struct kunit *test)
 {
@@ -378,6 +524,7 @@ static struct kunit_case alloc_tag_control_test_cases[] = {
 	KUNIT_CASE(test_switch_off),
 	KUNIT_CASE(test_grammar),
 	KUNIT_CASE(test_fail),
+	KUNIT_CASE(test_stacks),
 	KUNIT_CASE(test_errors),
 	KUNIT_CASE(test_module_param),
 	{}

@@ -809,7 +809,7 @@ static void test_sub_untagged_no_store(struct kunit *test)
 	ref->ct = NULL;
 	/* A store would now fault. */
 	KUNIT_ASSERT_EQ(test, set_memory_ro((unsigned long)page, 1), 0);
-	alloc_tag_sub(ref, 64);
+	alloc_tag_sub(ref, 64, ref);
 	KUNIT_EXPECT_NULL(test, ref->ct);
 	KUNIT_ASSERT_EQ(test, set_memory_rw((unsigned long)page, 1), 0);
 	vfree(page);

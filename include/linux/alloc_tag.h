@@ -90,6 +90,10 @@ static inline bool mem_alloc_tags_in_use(void)
 #define ALLOC_TAG_FLAG_OFF	BIT(1)
 /* ct.flags: the control file makes allocations of the site fail. */
 #define ALLOC_TAG_FLAG_FAIL	BIT(2)
+/* ct.flags: each live allocation of the site has its stack recorded. */
+#define ALLOC_TAG_FLAG_STACKS	BIT(3)
+/* The flags alloc_tag_add_controlled() handles. */
+#define ALLOC_TAG_CHARGE_FLAGS	(ALLOC_TAG_FLAG_OFF | ALLOC_TAG_FLAG_STACKS)
 
 /* ct.flags changes under allocations of the site: atomically. */
 static inline void alloc_tag_change_flags(struct alloc_tag *tag,
@@ -139,15 +143,45 @@ static inline bool alloc_tag_control_active(void)
 
 void alloc_tag_control_init(struct codetag_type *cttype);
 int alloc_tag_control_exec(char *cmds, const char *modname);
+
+/* The live allocations of a site flagged s that share a stack. */
+struct alloc_tag_stack {
+	struct alloc_tag *tag;
+	u32 stack;		/* depot_stack_handle_t */
+	u64 bytes;
+	u64 calls;
+	u64 site_bytes;		/* of every stack of the site */
+	u64 site_calls;
+	pid_t pids[4];		/* the first few distinct ones */
+	unsigned int nr_pids;
+};
+
+int alloc_tag_stacks_of(struct alloc_tag *tag, struct alloc_tag_stack **out);
+void alloc_tag_add_controlled(union codetag_ref *ref, struct alloc_tag *tag,
+			      size_t bytes, const void *obj);
+void alloc_tag_stack_forget(const void *obj);
+void alloc_tag_stack_resize(const void *obj, long bytes);
+void alloc_tag_stack_swap(const void *obj1, const void *obj2);
+struct page;
+void alloc_tag_stack_split(struct page *page, unsigned int nr);
 #else
 static inline bool alloc_tag_control_active(void) { return false; }
 static inline void alloc_tag_control_init(struct codetag_type *cttype) {}
+static inline void alloc_tag_add_controlled(union codetag_ref *ref,
+					    struct alloc_tag *tag,
+					    size_t bytes, const void *obj) {}
+static inline void alloc_tag_stack_forget(const void *obj) {}
+static inline void alloc_tag_stack_resize(const void *obj, long bytes) {}
+static inline void alloc_tag_stack_swap(const void *obj1,
+					const void *obj2) {}
+static inline void alloc_tag_stack_split(struct page *page,
+					 unsigned int nr) {}
 #endif
 
-/* @flags (the tag's ct.flags) say: do not charge this allocation. */
-static inline bool alloc_tag_flags_off(unsigned int flags)
+/* @flags (the tag's ct.flags) say: charge through the control file. */
+static inline bool alloc_tag_flags_controlled(unsigned int flags)
 {
-	return alloc_tag_control_active() && (flags & ALLOC_TAG_FLAG_OFF);
+	return alloc_tag_control_active() && (flags & ALLOC_TAG_CHARGE_FLAGS);
 }
 
 struct alloc_tag_counters alloc_tag_read(struct alloc_tag *tag);
@@ -181,31 +215,41 @@ static inline void alloc_tag_sub_check(union codetag_ref *ref) {}
 #endif
 
 /* Charge @bytes and one call to @tag and remember it in @ref. */
-static inline void alloc_tag_add(union codetag_ref *ref,
-				 struct alloc_tag *tag, size_t bytes)
+static inline void __alloc_tag_add(union codetag_ref *ref,
+				   struct alloc_tag *tag, size_t bytes)
 {
 	/* Loaded once: the per-cpu updates may alias it for the compiler. */
-	struct alloc_tag_counters __percpu *counters;
+	struct alloc_tag_counters __percpu *counters = tag->counters;
 
+	ref->ct = &tag->ct;
+	this_cpu_add(counters->bytes, bytes);
+	this_cpu_inc(counters->calls);
+}
+
+/*
+ * Charge the allocation @obj (the object, page or per-cpu address the
+ * control file knows it by) of @bytes to @tag, the current call site.
+ */
+static inline void alloc_tag_add(union codetag_ref *ref,
+				 struct alloc_tag *tag, size_t bytes,
+				 const void *obj)
+{
 	alloc_tag_add_check(ref, tag);
 	if (!tag) {
 		ref->ct = NULL;
 		return;
 	}
-	if (alloc_tag_flags_off(READ_ONCE(tag->ct.flags))) {
-		/* Left untagged on purpose: DEBUG's checks know it. */
-		ref->ct = IS_ENABLED(CONFIG_MEM_ALLOC_PROFILING_DEBUG) ?
-			  CODETAG_EMPTY : NULL;
+	/* Out of line: the flags must not cost the fast paths registers. */
+	if (alloc_tag_flags_controlled(READ_ONCE(tag->ct.flags))) {
+		alloc_tag_add_controlled(ref, tag, bytes, obj);
 		return;
 	}
-	ref->ct = &tag->ct;
-	counters = tag->counters;
-	this_cpu_add(counters->bytes, bytes);
-	this_cpu_inc(counters->calls);
+	__alloc_tag_add(ref, tag, bytes);
 }
 
-/* Uncharge what @ref was charged with, and forget it. */
-static inline void alloc_tag_sub(union codetag_ref *ref, size_t bytes)
+/* Uncharge what @ref was charged with for @obj, and forget it. */
+static inline void alloc_tag_sub(union codetag_ref *ref, size_t bytes,
+				 const void *obj)
 {
 	struct alloc_tag_counters __percpu *counters;
 	struct codetag *ct = ref->ct;
@@ -217,6 +261,9 @@ static inline void alloc_tag_sub(union codetag_ref *ref, size_t bytes)
 	ref->ct = NULL;
 	if (ct == CODETAG_EMPTY)
 		return;
+	if (alloc_tag_control_active() &&
+	    (READ_ONCE(ct->flags) & ALLOC_TAG_FLAG_STACKS))
+		alloc_tag_stack_forget(obj);
 	counters = ct_to_alloc_tag(ct)->counters;
 	this_cpu_sub(counters->bytes, bytes);
 	this_cpu_dec(counters->calls);

@@ -9,7 +9,7 @@
  * frees with kfree_rcu() at unload is no live allocation, and the code of
  * a module kept for its lines can no longer run. The control file's
  * commands reach a module loaded after them and through its alloc_tag=
- * parameter, and go with it.
+ * parameter, and go with it; so do the stacks it records.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -493,6 +493,80 @@ TEST_F(module, control_unload_with_live_allocations)
 	ASSERT_EQ(0, module_unload(MODNAME));
 	expect_sites(_metadata, s, 1, 0, 0);
 	EXPECT_EQ(0, sites_off(_metadata));
+	ASSERT_EQ(0, write_file(PARAM(KEEPER, "free"), "1"));
+	expect_sites(_metadata, s, 0, 0, 0);
+}
+
+#define STACKS		"/sys/kernel/debug/alloc_tag/stacks"
+
+/*
+ * The stacks file's line of the site @where of the module: its bytes and
+ * calls, and whether one of its stacks has a frame in @func. Return: the
+ * number of such lines, or -1.
+ */
+static int stacks_site(const char *where, long long *bytes,
+		       unsigned long long *calls, const char *func, int *in_func)
+{
+	size_t len, flen = strlen(func);
+	char *buf = read_file(STACKS, 65536, &len), *line, name[300], *f;
+	int n = 0, in_site = 0;
+
+	if (!buf)
+		return -1;
+	*in_func = 0;
+	for (line = strtok(buf, "\n"); line; line = strtok(NULL, "\n")) {
+		if (line[0] == '#')
+			continue;
+		if (line[0] != ' ') {
+			in_site = sscanf(line, "%lld %llu %299s", bytes, calls,
+					 name) == 3 && !strcmp(name, where) &&
+				  strstr(line, " [" MODNAME "] func:");
+			n += in_site;
+			continue;
+		}
+		/* A frame: "      func+0x1/0x2", after a stack's counts. */
+		f = line + strspn(line, " ");
+		if (in_site && !strncmp(f, func, flen) && f[flen] == '+')
+			*in_func = 1;
+	}
+	free(buf);
+	return n;
+}
+
+/*
+ * Stacks recorded for a module loaded after the command (+s waits for
+ * it): each site's live allocations are listed with exactly its bytes and
+ * calls, under the stack of the module's init; unloaded with them live,
+ * the records go with the flags, and the memory drains as before.
+ */
+TEST_F(module, control_stacks)
+{
+	struct site *s = self->sites;
+	unsigned long long calls;
+	long long bytes;
+	int i, in_init;
+
+	if (access(CONTROL, F_OK))
+		SKIP(return, "no " CONTROL);
+	ASSERT_EQ(0, control_write("module " MODNAME " +s"));
+	ASSERT_EQ(0, module_load(KO(MODNAME), "leak=1"));
+	read_sites(_metadata, s);
+	for (i = 0; i < NR_SITES; i++) {
+		ASSERT_EQ(1, stacks_site(s[i].where, &bytes, &calls,
+					 "do_one_initcall", &in_init))
+			TH_LOG("%s", s[i].where);
+		EXPECT_EQ(s[i].bytes, bytes) TH_LOG("%s", s[i].where);
+		EXPECT_EQ(s[i].calls, calls) TH_LOG("%s", s[i].where);
+		EXPECT_EQ(1, in_init) TH_LOG("%s", s[i].where);
+	}
+	EXPECT_EQ(1, control_has(" =ps"));
+	ASSERT_EQ(0, module_unload(MODNAME));
+	expect_sites(_metadata, s, 1, 0, 0);
+	EXPECT_EQ(0, control_has(" =ps"));
+	for (i = 0; i < NR_SITES; i++)
+		EXPECT_EQ(0, stacks_site(s[i].where, &bytes, &calls,
+					 "do_one_initcall", &in_init))
+			TH_LOG("%s", s[i].where);
 	ASSERT_EQ(0, write_file(PARAM(KEEPER, "free"), "1"));
 	expect_sites(_metadata, s, 0, 0, 0);
 }

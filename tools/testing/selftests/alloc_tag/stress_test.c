@@ -151,14 +151,21 @@ static void toggler(struct shared *sh, int id)
 
 #define CONTROL		"/sys/kernel/debug/alloc_tag/control"
 
-/* The module's sites failing, off, on, not failing, in turn; listed. */
+#define STACKS		"/sys/kernel/debug/alloc_tag/stacks"
+
+/*
+ * The module's sites failing, recording stacks, off, on, not failing, not
+ * recording, in turn; listed, with their stacks.
+ */
 static void flagger(struct shared *sh, int id)
 {
 	static const char * const cmds[] = {
 		"module " STRESS " +f probability 10",
+		"module " STRESS " +s",
 		"module " STRESS " -p",
 		"module " STRESS " -f",
 		"module " STRESS " +p",
+		"module " STRESS " -s",
 	};
 	unsigned int i = 0;
 	size_t len;
@@ -170,6 +177,10 @@ static void flagger(struct shared *sh, int id)
 		else
 			ADD(sh->flag_writes, 1);
 		buf = read_file(CONTROL, 4096, &len);
+		if (!buf)
+			ADD(sh->flag_errors, 1);
+		free(buf);
+		buf = read_file(STACKS, 65536, &len);
 		if (!buf)
 			ADD(sh->flag_errors, 1);
 		free(buf);
