@@ -952,8 +952,10 @@ void pgalloc_tag_join(struct page *page, unsigned int nr)
 			continue;
 		if (pt.ref->ct && !is_codetag_empty(pt.ref)) {
 			alloc_tag_sub(pt.ref, PAGE_SIZE, nth_page(page, i));
-			if (head)
-				pgalloc_tag_sub_pages(page, head, -1);
+			if (head) {
+				this_cpu_add(head->counters->bytes, PAGE_SIZE);
+				pgalloc_tag_stack_sub_pages(page, head, -1);
+			}
 		}
 		pt.ref->ct = NULL;
 		put_page_tag_ref(&pt);
@@ -975,9 +977,9 @@ void pgalloc_tag_swap(struct page *new, struct page *old)
 
 	if (!mem_alloc_tags_in_use() || !get_page_tag_ref(old, &pt_old))
 		return;
-	if (alloc_tag_control_active())
-		alloc_tag_stack_swap(new, old);
 	if (get_page_tag_ref(new, &pt_new)) {
+		if (alloc_tag_control_active())
+			alloc_tag_stack_swap(new, old);
 		ct = pt_old.ref->ct;
 		pt_old.ref->ct = pt_new.ref->ct;
 		pt_new.ref->ct = ct;

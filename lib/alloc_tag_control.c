@@ -20,6 +20,7 @@
 #include <linux/debugfs.h>
 #include <linux/hashtable.h>
 #include <linux/init.h>
+#include <linux/kasan.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
@@ -229,7 +230,10 @@ static unsigned long nr_stack_sites;
 /* Set while this CPU saves a stack: the depot's own allocations. */
 static DEFINE_PER_CPU(bool, saving_stack);
 
-/* Under live_lock. */
+/*
+ * Under live_lock. Keys lose their KASAN tag: an object may be freed
+ * through a pointer with another (match-all) tag.
+ */
 static struct hlist_head *live_bucket(const void *key)
 {
 	return &live_hash[hash_ptr(key, live_hash_bits)];
@@ -241,6 +245,7 @@ static struct live_alloc *find_live(const void *key)
 
 	if (!live_hash)
 		return NULL;
+	key = kasan_reset_tag(key);
 	hlist_for_each_entry(la, live_bucket(key), node)
 		if (la->key == key)
 			return la;
@@ -260,8 +265,10 @@ static void release_live(struct live_alloc *la)
  */
 static struct live_alloc *new_live(const void *key)
 {
-	struct live_alloc *la = find_live(key);
+	struct live_alloc *la;
 
+	key = kasan_reset_tag(key);
+	la = find_live(key);
 	if (la)
 		return la;
 	if (hlist_empty(&free_live)) {
@@ -296,7 +303,8 @@ static void record_stack(struct alloc_tag *tag, size_t bytes,
 	if (!__this_cpu_read(saving_stack)) {
 		__this_cpu_write(saving_stack, true);
 		n = stack_trace_save(entries, ARRAY_SIZE(entries), 2);
-		stack = stack_depot_save(entries, n, GFP_NOWAIT | __GFP_NOWARN);
+		/* The caller's gfp is unknown here: no sleep, no reclaim. */
+		stack = stack_depot_save(entries, n, __GFP_NOWARN);
 		__this_cpu_write(saving_stack, false);
 	}
 	raw_spin_lock_irqsave(&live_lock, flags);
@@ -384,8 +392,8 @@ void alloc_tag_stack_resize(const void *obj, long bytes)
 static void rekey_live(struct live_alloc *la, const void *key)
 {
 	hlist_del(&la->node);
-	la->key = key;
-	hlist_add_head(&la->node, live_bucket(key));
+	la->key = kasan_reset_tag(key);
+	hlist_add_head(&la->node, live_bucket(la->key));
 }
 
 /**
@@ -486,36 +494,43 @@ static int alloc_live_pool(void)
 }
 
 /*
- * After a write: the records of sites that lost s go (their frees do not
- * look any more), and the pool with the last of them.
+ * @tag lost s: its records go at once, as its frees no longer look (and
+ * may gain s again in the same write). The flag is cleared first: no new
+ * record is made after this.
  */
-static void drop_unflagged_records(void)
+static void drop_site_records(struct alloc_tag *tag)
 {
-	struct live_alloc *pool = NULL, *la;
-	struct hlist_head *hash = NULL;
+	struct live_alloc *la;
 	struct hlist_node *tmp;
 	unsigned long flags;
 	unsigned int i;
 
+	raw_spin_lock_irqsave(&live_lock, flags);
+	for (i = 0; live_hash && i < (1U << live_hash_bits); i++)
+		hlist_for_each_entry_safe(la, tmp, &live_hash[i], node)
+			if (la->tag == tag)
+				release_live(la);
+	if (!hlist_empty(&free_live))
+		live_full_reported = false;
+	raw_spin_unlock_irqrestore(&live_lock, flags);
+}
+
+/* After a write: the pool goes with the last site flagged s. */
+static void free_unused_pool(void)
+{
+	struct live_alloc *pool = NULL;
+	struct hlist_head *hash = NULL;
+	unsigned long flags;
+
 	lockdep_assert_held(&control_lock);
 	raw_spin_lock_irqsave(&live_lock, flags);
-	if (!live_hash)
-		goto out;
-	for (i = 0; i < (1U << live_hash_bits); i++)
-		hlist_for_each_entry_safe(la, tmp, &live_hash[i], node)
-			if (!(READ_ONCE(la->tag->ct.flags) &
-			      ALLOC_TAG_FLAG_STACKS))
-				release_live(la);
 	if (!nr_stack_sites) {
 		pool = live_pool;
 		hash = live_hash;
 		live_pool = NULL;
 		live_hash = NULL;
 		INIT_HLIST_HEAD(&free_live);
-	} else if (!hlist_empty(&free_live)) {
-		live_full_reported = false;
 	}
-out:
 	raw_spin_unlock_irqrestore(&live_lock, flags);
 	vfree(pool);
 	kvfree(hash);
@@ -886,15 +901,17 @@ static int set_site_flags(struct codetag *ct, unsigned int flags,
 		nr_flagged_sites++;
 	else if (!flagged && was_flagged)
 		nr_flagged_sites--;
-	if ((flags & SITE_STACKS) && !(old & SITE_STACKS))
+	if ((flags & SITE_STACKS) && !(old & SITE_STACKS)) {
 		nr_stack_sites++;
-	else if (!(flags & SITE_STACKS) && (old & SITE_STACKS))
+	} else if (!(flags & SITE_STACKS) && (old & SITE_STACKS)) {
+		drop_site_records(tag);
 		nr_stack_sites--;
+	}
 	return 0;
 }
 
 /*
- * After flags changed: the records of sites that lost s go; the allocation
+ * After flags changed: the pool goes if no site has s; the allocation
  * paths look at the flags while some site has one. Called after the tag
  * list is released: a flag seen before its key is harmless, and the write
  * has not returned yet.
@@ -902,7 +919,7 @@ static int set_site_flags(struct codetag *ct, unsigned int flags,
 static void control_changed(void)
 {
 	lockdep_assert_held(&control_lock);
-	drop_unflagged_records();
+	free_unused_pool();
 	if (nr_flagged_sites && !static_key_enabled(&alloc_tag_control_key))
 		static_branch_enable(&alloc_tag_control_key);
 	else if (!nr_flagged_sites && static_key_enabled(&alloc_tag_control_key))

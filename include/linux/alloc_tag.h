@@ -178,7 +178,7 @@ static inline void alloc_tag_stack_split(struct page *page,
 					 unsigned int nr) {}
 #endif
 
-/* @flags (the tag's ct.flags) say: charge through the control file. */
+/* @flags, a tag's ct.flags, say: charge through the control file. */
 static inline bool alloc_tag_flags_controlled(unsigned int flags)
 {
 	return alloc_tag_control_active() && (flags & ALLOC_TAG_CHARGE_FLAGS);
@@ -239,8 +239,12 @@ static inline void alloc_tag_add(union codetag_ref *ref,
 		ref->ct = NULL;
 		return;
 	}
-	/* Out of line: the flags must not cost the fast paths registers. */
-	if (alloc_tag_flags_controlled(READ_ONCE(tag->ct.flags))) {
+	/*
+	 * Out of line: the flags must not cost the fast paths registers;
+	 * nor a load, before the static key says to look.
+	 */
+	if (alloc_tag_control_active() &&
+	    (READ_ONCE(tag->ct.flags) & ALLOC_TAG_CHARGE_FLAGS)) {
 		alloc_tag_add_controlled(ref, tag, bytes, obj);
 		return;
 	}

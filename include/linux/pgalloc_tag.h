@@ -187,17 +187,21 @@ static inline struct alloc_tag *pgalloc_tag_get(struct page *page)
 	return tag;
 }
 
-/*
- * Uncharge @nr pages of the allocation at @page, leaving the call
- * charged; a negative @nr charges more.
- */
-static inline void pgalloc_tag_sub_pages(struct page *page,
-					 struct alloc_tag *tag, int nr)
+/* Uncharge @nr pages of an allocation, leaving the call charged. */
+static inline void pgalloc_tag_sub_pages(struct alloc_tag *tag, unsigned int nr)
 {
-	if (!tag)
-		return;
-	this_cpu_sub(tag->counters->bytes, (long)PAGE_SIZE * nr);
-	if (alloc_tag_control_active() &&
+	if (tag)
+		this_cpu_sub(tag->counters->bytes, PAGE_SIZE * nr);
+}
+
+/*
+ * The same for the stack record of the allocation at @page, @tag's, if
+ * the control file keeps one (flag s); a negative @nr adds pages.
+ */
+static inline void pgalloc_tag_stack_sub_pages(struct page *page,
+					       struct alloc_tag *tag, int nr)
+{
+	if (tag && alloc_tag_control_active() &&
 	    (READ_ONCE(tag->ct.flags) & ALLOC_TAG_FLAG_STACKS))
 		alloc_tag_stack_resize(page, -(long)PAGE_SIZE * nr);
 }
@@ -212,8 +216,9 @@ void pgalloc_tag_mark_empty(struct page *page);
 static inline void pgalloc_tag_add(struct page *page, unsigned int nr) {}
 static inline void pgalloc_tag_sub(struct page *page, unsigned int nr) {}
 static inline struct alloc_tag *pgalloc_tag_get(struct page *page) { return NULL; }
-static inline void pgalloc_tag_sub_pages(struct page *page,
-					 struct alloc_tag *tag, int nr) {}
+static inline void pgalloc_tag_sub_pages(struct alloc_tag *tag, unsigned int nr) {}
+static inline void pgalloc_tag_stack_sub_pages(struct page *page,
+					       struct alloc_tag *tag, int nr) {}
 static inline void pgalloc_tag_split(struct page *page, unsigned int nr) {}
 static inline void pgalloc_tag_join(struct page *page, unsigned int nr) {}
 static inline void pgalloc_tag_swap(struct page *new, struct page *old) {}
