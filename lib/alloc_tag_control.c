@@ -494,11 +494,11 @@ static int alloc_live_pool(void)
 }
 
 /*
- * @tag lost s: its records go at once, as its frees no longer look (and
- * may gain s again in the same write). The flag is cleared first: no new
- * record is made after this.
+ * After a command that took s from sites: their records go before the
+ * next command, as their frees no longer look (and a later command may
+ * give them s again). Their flags were cleared first: no new record.
  */
-static void drop_site_records(struct alloc_tag *tag)
+static void drop_unflagged_records(void)
 {
 	struct live_alloc *la;
 	struct hlist_node *tmp;
@@ -508,7 +508,8 @@ static void drop_site_records(struct alloc_tag *tag)
 	raw_spin_lock_irqsave(&live_lock, flags);
 	for (i = 0; live_hash && i < (1U << live_hash_bits); i++)
 		hlist_for_each_entry_safe(la, tmp, &live_hash[i], node)
-			if (la->tag == tag)
+			if (!(READ_ONCE(la->tag->ct.flags) &
+			      ALLOC_TAG_FLAG_STACKS))
 				release_live(la);
 	if (!hlist_empty(&free_live))
 		live_full_reported = false;
@@ -856,6 +857,7 @@ static long fail_attr(struct site_fail *sf, enum fail_attr a)
  * Gives @ct the flags @flags and @q's fault attributes. A site that gains
  * f has its attributes in fail_sites before the flag says so; one that
  * loses it drops them after.
+ * Return: 1 if the site lost s (its records are to go), 0, or -ENOMEM.
  */
 static int set_site_flags(struct codetag *ct, unsigned int flags,
 			  const struct site_query *q)
@@ -904,8 +906,8 @@ static int set_site_flags(struct codetag *ct, unsigned int flags,
 	if ((flags & SITE_STACKS) && !(old & SITE_STACKS)) {
 		nr_stack_sites++;
 	} else if (!(flags & SITE_STACKS) && (old & SITE_STACKS)) {
-		drop_site_records(tag);
 		nr_stack_sites--;
+		return 1;
 	}
 	return 0;
 }
@@ -930,19 +932,25 @@ static void control_changed(void)
 static int apply_query(const struct site_query *q, struct module *mod)
 {
 	struct codetag_iterator iter;
+	bool lost_stacks = false;
 	struct codetag *ct;
-	int nr = 0, err;
+	int nr = 0, ret;
 
 	iter = codetag_get_ct_iter(alloc_tag_cttype);
 	while ((ct = codetag_next_ct(&iter))) {
 		if (!cmod_live(iter.cmod) || (mod && iter.cmod->mod != mod) ||
 		    !query_matches(q, ct))
 			continue;
-		err = set_site_flags(ct, new_site_flags(q, site_flags(ct)), q);
-		if (err)
-			return err;
+		ret = set_site_flags(ct, new_site_flags(q, site_flags(ct)), q);
+		if (ret < 0) {
+			nr = ret;
+			break;
+		}
+		lost_stacks |= ret;
 		nr++;
 	}
+	if (lost_stacks)
+		drop_unflagged_records();
 	return nr;
 }
 
