@@ -70,6 +70,12 @@ CONFIGS = [
     ('10', 'kernel (3), page tags compressed '
      '(`sysctl.vm.mem_profiling=1,compressed`)', 'prof',
      'sysctl.vm.mem_profiling=1,compressed', '', '', 'enabled'),
+    # What a flagged call site costs: the module's own sites flagged in
+    # the control file when it is loaded (alloc_tag=).
+    ('11', 'kernel (3), the benchmark\'s sites switched off (`-p`)',
+     'prof', '', '', 'alloc_tag=-p', 'enabled'),
+    ('12', 'kernel (3), the benchmark\'s sites recording stacks (`+s`)',
+     'prof', '', '', 'alloc_tag=+s', 'enabled'),
 ]
 # Upstream's implementation (Linux 6.12), where it has the same settings.
 UPSTREAM_CONFIGS = [

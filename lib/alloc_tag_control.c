@@ -1046,7 +1046,7 @@ int alloc_tag_control_exec(char *cmds, const char *modname)
 	for (i = 0; i < nq && !ret; i++) {
 		ret = check_query(&queries[i]);
 		/* Before any site changes: the only way s can fail. */
-		if (!ret && queries[i].op != '-' &&
+		if (!ret && !queries[i].pending && queries[i].op != '-' &&
 		    (queries[i].flags & SITE_STACKS))
 			ret = alloc_live_pool();
 	}
