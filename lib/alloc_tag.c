@@ -780,7 +780,7 @@ struct page_ext_operations page_alloc_tagging_ops = {
 
 /*
  * Compressed with the DEBUG checks, a module tag without an index, or a
- * call site switched off in the control file.
+ * call site flagged in the control file; any page while a site is flagged.
  */
 static noinline void pgalloc_tag_add_checked(struct page *page,
 					     struct alloc_tag *tag,
@@ -793,31 +793,42 @@ static noinline void pgalloc_tag_add_checked(struct page *page,
 		pgalloc_tag_mark_empty(page);
 		return;
 	}
-	get_page_tag_ref(page, &pt);
+	if (!get_page_tag_ref(page, &pt))
+		return;
 	alloc_tag_add(pt.ref, tag, PAGE_SIZE * nr, page);
 	put_page_tag_ref(&pt);
 }
 
-/* Compressed with the DEBUG checks. */
+/* Compressed with the DEBUG checks; any page while a site is flagged. */
 static noinline void pgalloc_tag_sub_checked(struct page *page,
 					     unsigned int nr)
 {
 	struct page_tag_ref pt;
 
-	get_page_tag_ref(page, &pt);
+	if (!get_page_tag_ref(page, &pt))
+		return;
 	alloc_tag_sub(pt.ref, PAGE_SIZE * nr, page);
 	put_page_tag_ref(&pt);
 }
 
-/* Page tags in page_ext: its lookup costs registers the others need not. */
+/*
+ * Page tags in page_ext: its lookup costs registers the others need not.
+ * While some site is flagged, the checked path, which keeps the page for
+ * the control file: here it would cost a register after the lookup.
+ */
 static noinline void pgalloc_tag_add_page_ext(struct page *page,
 					      unsigned int nr)
 {
-	struct page_ext *page_ext = page_ext_get(page);
+	struct page_ext *page_ext;
 
+	if (alloc_tag_control_active()) {
+		pgalloc_tag_add_checked(page, current->alloc_tag, nr);
+		return;
+	}
+	page_ext = page_ext_get(page);
 	if (page_ext) {
-		alloc_tag_add(codetag_ref_from_page_ext(page_ext),
-			      current->alloc_tag, PAGE_SIZE * nr, page);
+		alloc_tag_add_unflagged(codetag_ref_from_page_ext(page_ext),
+					current->alloc_tag, PAGE_SIZE * nr);
 		page_ext_put(page_ext);
 	}
 }
@@ -825,11 +836,16 @@ static noinline void pgalloc_tag_add_page_ext(struct page *page,
 static noinline void pgalloc_tag_sub_page_ext(struct page *page,
 					      unsigned int nr)
 {
-	struct page_ext *page_ext = page_ext_get(page);
+	struct page_ext *page_ext;
 
+	if (alloc_tag_control_active()) {
+		pgalloc_tag_sub_checked(page, nr);
+		return;
+	}
+	page_ext = page_ext_get(page);
 	if (page_ext) {
-		alloc_tag_sub(codetag_ref_from_page_ext(page_ext),
-			      PAGE_SIZE * nr, page);
+		alloc_tag_sub_unflagged(codetag_ref_from_page_ext(page_ext),
+					PAGE_SIZE * nr);
 		page_ext_put(page_ext);
 	}
 }

@@ -227,6 +227,21 @@ static inline void __alloc_tag_add(union codetag_ref *ref,
 }
 
 /*
+ * alloc_tag_add() for a caller that sends allocations elsewhere while
+ * alloc_tag_control_active(): a site may be flagged.
+ */
+static inline void alloc_tag_add_unflagged(union codetag_ref *ref,
+					   struct alloc_tag *tag, size_t bytes)
+{
+	alloc_tag_add_check(ref, tag);
+	if (!tag) {
+		ref->ct = NULL;
+		return;
+	}
+	__alloc_tag_add(ref, tag, bytes);
+}
+
+/*
  * Charge the allocation @obj (the object, page or per-cpu address the
  * control file knows it by) of @bytes to @tag, the current call site.
  */
@@ -234,26 +249,22 @@ static inline void alloc_tag_add(union codetag_ref *ref,
 				 struct alloc_tag *tag, size_t bytes,
 				 const void *obj)
 {
-	alloc_tag_add_check(ref, tag);
-	if (!tag) {
-		ref->ct = NULL;
-		return;
-	}
 	/*
 	 * Out of line: the flags must not cost the fast paths registers;
 	 * nor a load, before the static key says to look.
 	 */
-	if (alloc_tag_control_active() &&
+	if (alloc_tag_control_active() && tag &&
 	    (READ_ONCE(tag->ct.flags) & ALLOC_TAG_CHARGE_FLAGS)) {
+		alloc_tag_add_check(ref, tag);
 		alloc_tag_add_controlled(ref, tag, bytes, obj);
 		return;
 	}
-	__alloc_tag_add(ref, tag, bytes);
+	alloc_tag_add_unflagged(ref, tag, bytes);
 }
 
-/* Uncharge what @ref was charged with for @obj, and forget it. */
-static inline void alloc_tag_sub(union codetag_ref *ref, size_t bytes,
-				 const void *obj)
+/* alloc_tag_sub() for a caller as alloc_tag_add_unflagged()'s. */
+static inline void alloc_tag_sub_unflagged(union codetag_ref *ref,
+					   size_t bytes)
 {
 	struct alloc_tag_counters __percpu *counters;
 	struct codetag *ct = ref->ct;
@@ -265,12 +276,21 @@ static inline void alloc_tag_sub(union codetag_ref *ref, size_t bytes,
 	ref->ct = NULL;
 	if (ct == CODETAG_EMPTY)
 		return;
-	if (alloc_tag_control_active() &&
-	    (READ_ONCE(ct->flags) & ALLOC_TAG_FLAG_STACKS))
-		alloc_tag_stack_forget(obj);
 	counters = ct_to_alloc_tag(ct)->counters;
 	this_cpu_sub(counters->bytes, bytes);
 	this_cpu_dec(counters->calls);
+}
+
+/* Uncharge what @ref was charged with for @obj, and forget it. */
+static inline void alloc_tag_sub(union codetag_ref *ref, size_t bytes,
+				 const void *obj)
+{
+	struct codetag *ct = ref->ct;
+
+	if (alloc_tag_control_active() && ct && ct != CODETAG_EMPTY &&
+	    (READ_ONCE(ct->flags) & ALLOC_TAG_FLAG_STACKS))
+		alloc_tag_stack_forget(obj);
+	alloc_tag_sub_unflagged(ref, bytes);
 }
 
 /*
