@@ -1375,11 +1375,11 @@ static void show_stack_entry(struct seq_file *m,
 	unsigned int i, n;
 
 	if (first) {
-		seq_printf(m, "%12llu %8llu ", g->site_bytes, g->site_calls);
+		seq_printf(m, "%llu %llu ", g->site_bytes, g->site_calls);
 		codetag_to_text(m, &g->tag->ct);
 		seq_putc(m, '\n');
 	}
-	seq_printf(m, "  %12llu %8llu pid", g->bytes, g->calls);
+	seq_printf(m, "  %llu %llu pid", g->bytes, g->calls);
 	for (i = 0; i < g->nr_pids; i++)
 		seq_printf(m, "%c%d", i ? ',' : ' ', g->pids[i]);
 	if (g->nr_pids == ARRAY_SIZE(g->pids))
@@ -1405,7 +1405,7 @@ static int stacks_show(struct seq_file *m, void *v)
 			   live_pool ? stack_records * sizeof(*live_pool) +
 			   (sizeof(*live_hash) << live_hash_bits) : 0,
 			   READ_ONCE(nr_not_recorded));
-		seq_puts(m, "# site bytes calls file:line [module] func:function\n#   stack bytes calls pid(s), then the stack\n");
+		seq_puts(m, "# bytes calls file:line [module] func:function, per site\n#   bytes calls pid,... per stack, then its frames\n");
 	}
 	for (i = 0; i < n; i++)
 		show_stack_entry(m, &groups[i],
