@@ -509,7 +509,9 @@ static int stacks_site(const char *where, long long *bytes,
 {
 	size_t len, flen = strlen(func);
 	char *buf = read_file(STACKS, 65536, &len), *line, name[300], *f;
+	unsigned long long c;
 	int n = 0, in_site = 0;
+	long long b;
 
 	if (!buf)
 		return -1;
@@ -518,10 +520,14 @@ static int stacks_site(const char *where, long long *bytes,
 		if (line[0] == '#')
 			continue;
 		if (line[0] != ' ') {
-			in_site = sscanf(line, "%lld %llu %299s", bytes, calls,
+			in_site = sscanf(line, "%lld %llu %299s", &b, &c,
 					 name) == 3 && !strcmp(name, where) &&
 				  strstr(line, " [" MODNAME "] func:");
-			n += in_site;
+			if (in_site) {
+				*bytes = b;
+				*calls = c;
+				n++;
+			}
 			continue;
 		}
 		/* A frame: "      func+0x1/0x2", after a stack's counts. */
