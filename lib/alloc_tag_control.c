@@ -38,7 +38,7 @@
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
 
-/* alloc_tag.stack_records= on the command line. */
+/* alloc_tag.stack_records=, also /sys/module/alloc_tag/parameters/. */
 #undef MODULE_PARAM_PREFIX
 #define MODULE_PARAM_PREFIX "alloc_tag."
 
@@ -212,14 +212,16 @@ struct live_alloc {
 
 #define STACK_DEPTH	32
 
+/* Read when the pool is allocated: a change applies to the next one. */
 static unsigned int stack_records = 65536;
-module_param(stack_records, uint, 0444);
+module_param(stack_records, uint, 0644);
 MODULE_PARM_DESC(stack_records,
 		 "Live allocations of sites flagged s that can be recorded");
 
 /* Taken wherever an allocation is charged or uncharged: raw, irqsave. */
 static DEFINE_RAW_SPINLOCK(live_lock);
 static struct live_alloc *live_pool;
+static unsigned int live_pool_size;
 static struct hlist_head *live_hash;
 static unsigned int live_hash_bits;
 static HLIST_HEAD(free_live);
@@ -286,7 +288,7 @@ static struct live_alloc *new_live(const void *key)
 static void report_full(void)
 {
 	pr_warn("alloc_tag: %u live allocations recorded, the limit of alloc_tag.stack_records: sites flagged s miss new allocations\n",
-		stack_records);
+		READ_ONCE(live_pool_size));
 }
 
 static void record_stack(struct alloc_tag *tag, size_t bytes,
@@ -459,22 +461,22 @@ void alloc_tag_stack_split(struct page *page, unsigned int nr)
  */
 static int alloc_live_pool(void)
 {
+	unsigned int bits, i, size = READ_ONCE(stack_records);
 	struct live_alloc *pool;
 	struct hlist_head *hash;
-	unsigned int bits, i;
 	unsigned long flags;
 
 	lockdep_assert_held(&control_lock);
 	if (live_pool)
 		return 0;
-	if (!stack_records) {
+	if (!size) {
 		pr_err("alloc_tag: s needs alloc_tag.stack_records above 0\n");
 		return -EINVAL;
 	}
 	if (stack_depot_init())
 		return -ENOMEM;
-	bits = max(ilog2(stack_records) - 2, 4);
-	pool = vmalloc_array(stack_records, sizeof(*pool));
+	bits = max(ilog2(size) - 2, 4);
+	pool = vmalloc_array(size, sizeof(*pool));
 	hash = kvcalloc(1U << bits, sizeof(*hash), GFP_KERNEL);
 	if (!pool || !hash) {
 		vfree(pool);
@@ -482,8 +484,9 @@ static int alloc_live_pool(void)
 		return -ENOMEM;
 	}
 	raw_spin_lock_irqsave(&live_lock, flags);
-	for (i = 0; i < stack_records; i++)
+	for (i = 0; i < size; i++)
 		hlist_add_head(&pool[i].node, &free_live);
+	live_pool_size = size;
 	live_hash_bits = bits;
 	live_hash = hash;
 	live_pool = pool;
@@ -1401,8 +1404,8 @@ static int stacks_show(struct seq_file *m, void *v)
 	n = collect_stacks(NULL, &groups);
 	if (n >= 0) {
 		seq_printf(m, "# %lu live allocations recorded, at most %u (records: %zu bytes); %lu not recorded\n",
-			   READ_ONCE(nr_live), stack_records,
-			   live_pool ? stack_records * sizeof(*live_pool) +
+			   READ_ONCE(nr_live), live_pool ? live_pool_size : stack_records,
+			   live_pool ? live_pool_size * sizeof(*live_pool) +
 			   (sizeof(*live_hash) << live_hash_bits) : 0,
 			   READ_ONCE(nr_not_recorded));
 		seq_puts(m, "# bytes calls file:line [module] func:function, per site\n#   bytes calls pid,... per stack, then its frames\n");

@@ -577,6 +577,59 @@ TEST_F(module, control_stacks)
 	expect_sites(_metadata, s, 0, 0, 0);
 }
 
+#define STACK_RECORDS	PARAM("alloc_tag", "stack_records")
+#define STACKS_HEADER	"# %lu live allocations recorded, at most %u " \
+			"(records: %lu bytes); %lu not recorded"
+#define LIMIT_LOG	"alloc_tag: 2 live allocations recorded, the limit"
+
+/*
+ * Room for two records (set for the next pool): the module loaded with
+ * its sites flagged s records two of its allocations, counts every other
+ * one as not recorded, and the log says the limit was reached.
+ */
+TEST_F(module, control_stacks_limit)
+{
+	unsigned long live, missed, mem;
+	struct site *s = self->sites, rcu;
+	static struct kmsg_log log;
+	long long charges;
+	unsigned int max;
+	char *buf, *old;
+	int i, kmsg, fields;
+	size_t len;
+
+	if (access(CONTROL, F_OK))
+		SKIP(return, "no " CONTROL);
+	old = read_file(STACK_RECORDS, 64, &len);
+	ASSERT_NE(NULL, old);
+	ASSERT_EQ(0, write_file(STACK_RECORDS, "2"));
+	kmsg = kmsg_open_at_end();
+	ASSERT_LE(0, kmsg);
+	ASSERT_EQ(0, module_load(KO(MODNAME), "alloc_tag=+s"));
+	ASSERT_EQ(0, kmsg_read(kmsg, &log));
+	close(kmsg);
+	read_sites(_metadata, s);
+	read_rcu_site(_metadata, &rcu);
+	charges = rcu.calls;
+	for (i = 0; i < NR_SITES; i++)
+		charges += s[i].calls;
+	buf = read_file(STACKS, 65536, &len);
+	ASSERT_NE(NULL, buf);
+	fields = sscanf(buf, STACKS_HEADER, &live, &max, &mem, &missed);
+	ASSERT_EQ(4, fields) TH_LOG("%s", buf);
+	free(buf);
+	EXPECT_EQ(2, live);
+	EXPECT_EQ(2, max);
+	EXPECT_LT(0, mem);
+	EXPECT_EQ(charges - 2, (long long)missed);
+	EXPECT_LE(0, kmsg_find_sub(&log, 0, LIMIT_LOG));
+	kmsg_free(&log);
+	ASSERT_EQ(0, module_unload(MODNAME));
+	/* The pool went with the flags; the next one has the old size. */
+	EXPECT_EQ(0, write_file(STACK_RECORDS, old));
+	free(old);
+}
+
 /*
  * Each of the module's sites flagged f in turn, by its parameter: that
  * allocation fails, so does its init and the load; then by a command that
