@@ -15,7 +15,7 @@
  * KFENCE samples an allocation every millisecond meanwhile.
  *
  * alloc_tag_stress.seconds=N on the kernel command line sets how long
- * each churn lasts (default 20). Lines "# stress TEST: WHAT N" are the
+ * each churn lasts (default 10). Lines "# stress TEST: WHAT N" are the
  * figures make stress puts in its table.
  */
 #define _GNU_SOURCE
@@ -428,7 +428,7 @@ static void stress(struct __test_metadata *_metadata, struct shared *sh,
 		   const char *name, int fault)
 {
 	const char *v = cmdline_value(SECONDS_PARAM, 0);
-	int seconds = v ? atoi(v) : 20, toggling, i, n, status, inaccurate;
+	int seconds = v ? atoi(v) : 10, toggling, i, n, status, inaccurate;
 	int counters_off, flagging = !access(CONTROL, F_OK);
 	long slab_faults = 0, page_faults = 0, kfence = kfence_allocs();
 	struct site sites[NR_SITES + 1];
