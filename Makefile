@@ -89,7 +89,20 @@ $(foreach a,$(ARCHES),\
 	$(eval DEBARCH_nonprof_$(a) := $(a)) \
 	$(eval BOOT_arch-$(a) := $(call arch_kernel,$(a))|$(ARCH_TESTS)|) \
 	$(eval BOOT_nonprof-$(a) := nonprof_$(a)|-|))
-ARCHES_BOOTS := $(foreach a,$(ARCHES),arch-$(a) nonprof-$(a)) build-slab build-slob
+# Where early parameters are parsed before jump_label_init() (arm, mips):
+# sysctl.vm.mem_profiling= off on a kernel on by default, on on a kernel
+# off by default, and compressed, each switched at run time.
+comma := ,
+BOOT_PARAM_ARCHES := armhf mipsel
+$(foreach a,$(BOOT_PARAM_ARCHES),\
+	$(eval KERNEL_$(a)_off := $(KERNEL_$(a)),configs/profiling-off.config) \
+	$(eval DEBARCH_$(a)_off := $(a)) \
+	$(eval BOOT_boot-off-$(a) := $(a)|alloc_tag:boot_param_test|kunit.enable=0 sysctl.vm.mem_profiling=0) \
+	$(eval BOOT_boot-on-$(a) := $(a)_off|alloc_tag:boot_param_test|kunit.enable=0 sysctl.vm.mem_profiling=1) \
+	$(eval BOOT_boot-compressed-$(a) := $(a)|alloc_tag:boot_param_test|kunit.enable=0 sysctl.vm.mem_profiling=1$(comma)compressed))
+ARCHES_BOOTS := $(foreach a,$(ARCHES),arch-$(a) nonprof-$(a)) \
+		$(foreach a,$(BOOT_PARAM_ARCHES),boot-off-$(a) boot-on-$(a) boot-compressed-$(a)) \
+		build-slab build-slob
 
 export $(filter KERNEL_% DEBARCH_%,$(.VARIABLES))
 

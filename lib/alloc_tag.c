@@ -46,6 +46,8 @@ static bool mem_profiling_support __ro_after_init = true;
  */
 static unsigned int boot_replays_pending;
 static bool booted_never __ro_after_init;
+/* The state sysctl.vm.mem_profiling= asks for; -1 if not given. */
+static int boot_enable __initdata = -1;
 static DEFINE_MUTEX(mem_profiling_lock);
 
 DEFINE_STATIC_KEY_FALSE(mem_alloc_compressed_key);
@@ -210,8 +212,8 @@ static unsigned long module_idx_limit(void)
 /*
  * Compressed page tags: number vmlinux's tags and switch to them, if the
  * free bits of page->flags can hold every index. Called at the early
- * parameter, at page_ext's question and at the core initcall, whichever
- * is first; before any page is tagged.
+ * parameter's application, at page_ext's question and at the core
+ * initcall, whichever is first; before any page is tagged.
  */
 static bool __init page_tags_setup(void)
 {
@@ -256,15 +258,30 @@ static int __init setup_early_mem_profiling(char *str)
 		booted_never = true;
 	}
 	boot_replays_pending++;
-	set_profiling_keys(enable);
-	/* Nothing can have been charged this early: frees need not look. */
-	if (!enable)
-		static_branch_disable(&mem_alloc_tags_in_use_key);
+	boot_enable = enable;
 	compressed_wanted = compressed || !enable;
-	page_tags_setup();
 	return 0;
 }
 early_param("sysctl.vm.mem_profiling", setup_early_mem_profiling);
+
+/**
+ * mem_alloc_profiling_init_keys - apply sysctl.vm.mem_profiling= to the keys
+ *
+ * Some architectures (arm, mips, ...) parse early parameters before
+ * jump_label_init(), which leaves a branch whose key was switched that
+ * early as it was compiled: the parameter's choice is only recorded, and
+ * applied here, from mm_init(), before the page allocator has any page.
+ */
+void __init mem_alloc_profiling_init_keys(void)
+{
+	if (boot_enable < 0)
+		return;
+	set_profiling_keys(boot_enable);
+	/* Nothing can have been charged yet: frees need not look. */
+	if (!boot_enable)
+		static_branch_disable(&mem_alloc_tags_in_use_key);
+	page_tags_setup();
+}
 
 static int mem_profiling_sysctl(struct ctl_table *table, int write,
 				void *buffer, size_t *lenp, loff_t *ppos)
@@ -484,6 +501,9 @@ void alloc_tag_show_mem(void)
 #define COUNTERS_PER_CHUNK (PCPU_MIN_UNIT_SIZE / sizeof(struct alloc_tag_counters))
 
 struct module_counters {
+	struct list_head link;		/* in module_counters_list */
+	struct module *mod;
+	struct alloc_tag *start, *stop;
 	unsigned long idx_first;	/* compressed: the tags' first slot */
 	unsigned long nr_idx;		/* ... and how many have an index */
 	unsigned int nr_chunks;
@@ -564,10 +584,19 @@ static void module_idx_release(struct module_counters *mc)
 	mutex_unlock(&module_idx_lock);
 }
 
+/* The modules with tags, for the going notifier, which has no cmod. */
+static LIST_HEAD(module_counters_list);
+static DEFINE_MUTEX(module_counters_lock);
+
 static void free_module_counters(struct module_counters *mc)
 {
 	unsigned int i;
 
+	if (mc->mod) {
+		mutex_lock(&module_counters_lock);
+		list_del(&mc->link);
+		mutex_unlock(&module_counters_lock);
+	}
 	module_idx_release(mc);
 	for (i = 0; i < mc->nr_chunks; i++)
 		free_percpu(mc->chunk[i]);
@@ -601,6 +630,12 @@ static int alloc_tag_module_load(struct codetag_type *cttype,
 		start[i].counters = mc->chunk[i / COUNTERS_PER_CHUNK] +
 				    i % COUNTERS_PER_CHUNK;
 	module_idx_assign(mc, start, nr);
+	mc->start = start;
+	mc->stop = stop;
+	mc->mod = cmod->mod;
+	mutex_lock(&module_counters_lock);
+	list_add(&mc->link, &module_counters_list);
+	mutex_unlock(&module_counters_lock);
 	cmod->data = mc;
 	return 0;
 }
@@ -637,8 +672,6 @@ static bool alloc_tag_module_unload(struct codetag_type *cttype,
 	/* Said once, at the unload; later calls only look. */
 	if (cmod->unloaded)
 		return false;
-	/* Objects the module gave to kfree_rcu() may still wait in batches. */
-	kvfree_rcu_barrier();
 	for (tag = start; tag < stop; tag++) {
 		counter = alloc_tag_read(tag);
 		if (!counter.bytes && !counter.calls)
@@ -654,6 +687,38 @@ free:
 	free_module_counters(cmod->data);
 	return true;
 }
+
+/*
+ * A module going away whose tags hold memory: objects it gave to
+ * kfree_rcu() may still wait in batches, and objects freed by RCU
+ * callbacks (its own are waited for by its exit) in callbacks; both are
+ * waited for here, before the unload takes the tag list's locks, which
+ * readers of the tags would wait for too.
+ */
+static int alloc_tag_module_notify(struct notifier_block *nb,
+				   unsigned long state, void *data)
+{
+	struct module_counters *mc;
+	bool live = false;
+
+	if (state != MODULE_STATE_GOING)
+		return NOTIFY_OK;
+	mutex_lock(&module_counters_lock);
+	list_for_each_entry(mc, &module_counters_list, link) {
+		if (mc->mod == data) {
+			live = module_tags_live(mc->start, mc->stop);
+			break;
+		}
+	}
+	mutex_unlock(&module_counters_lock);
+	if (live)
+		kvfree_rcu_barrier();
+	return NOTIFY_OK;
+}
+
+static struct notifier_block alloc_tag_module_nb = {
+	.notifier_call = alloc_tag_module_notify,
+};
 #endif
 
 static void __init init_page_alloc_tagging(void);
@@ -679,6 +744,9 @@ static int __init alloc_tag_init(void)
 		return PTR_ERR(cttype);
 	}
 	alloc_tag_cttype = cttype;
+#ifdef CONFIG_MODULES
+	register_module_notifier(&alloc_tag_module_nb);
+#endif
 	alloc_tag_control_init(cttype);
 	/* Compressed, nothing else marks the pages allocated until now. */
 	if (page_tags_setup())

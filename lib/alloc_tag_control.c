@@ -87,6 +87,8 @@ static DEFINE_HASHTABLE(fail_sites, 6);
 /* A write larger than this is refused whole (-E2BIG). */
 #define MAX_WRITE	(256 * 1024)
 #define MAX_BOOT_CMDS	8
+/* Commands kept for modules not loaded, at most. */
+#define MAX_PENDING	64
 
 struct site_query {
 	const char *file;
@@ -112,6 +114,7 @@ static struct codetag_type *alloc_tag_cttype;
 /* Serializes changes of flags, the flagged count and the pending list. */
 static DEFINE_MUTEX(control_lock);
 static LIST_HEAD(pending_queries);
+static unsigned int nr_pending;
 static unsigned long nr_flagged_sites;
 
 static char *boot_cmds[MAX_BOOT_CMDS] __initdata;
@@ -138,6 +141,22 @@ static struct site_fail *find_site_fail(struct alloc_tag *tag)
 	return NULL;
 }
 
+/*
+ * Takes @size from the space left if more than @size is left: one atomic
+ * step, so that CPUs racing for the last bytes cannot take more than is
+ * left (a negative space would never let the site fail again).
+ */
+static bool space_let_through(struct site_fail *sf, size_t size)
+{
+	long space = atomic_long_read(&sf->space);
+
+	do {
+		if (space <= 0 || (unsigned long)space <= size)
+			return false;
+	} while (!atomic_long_try_cmpxchg(&sf->space, &space, space - size));
+	return true;
+}
+
 /* In the order of fault-inject.c's should_fail(), which it means. */
 static bool site_should_fail(struct site_fail *sf, gfp_t gfp, size_t size)
 {
@@ -147,10 +166,8 @@ static bool site_should_fail(struct site_fail *sf, gfp_t gfp, size_t size)
 	}
 	if (!atomic_read(&sf->times))
 		return false;
-	if (atomic_long_read(&sf->space) > size) {
-		atomic_long_sub(size, &sf->space);
+	if (space_let_through(sf, size))
 		return false;
-	}
 	if (sf->interval > 1 &&
 	    atomic_long_inc_return(&sf->calls) % sf->interval)
 		return false;
@@ -445,6 +462,9 @@ void alloc_tag_stack_split(struct page *page, unsigned int nr)
 			la->pid = head->pid;
 			la->bytes = head->bytes;
 		}
+		/* new_live() counted page i: the pages after it too. */
+		if (i < nr)
+			nr_not_recorded += nr - i - 1;
 		if (i < nr && !live_full_reported) {
 			live_full_reported = true;
 			report = true;
@@ -540,12 +560,22 @@ static void free_unused_pool(void)
 	kvfree(hash);
 }
 
-/* Whether the tags in @cmod can be changed: loaded, and not going away. */
+/*
+ * Whether the tags in @cmod can be changed: loaded, and not going away.
+ * The state is GOING before the notifier that clears the module's flags
+ * runs, which takes control_lock: a command either sees GOING or has its
+ * flags cleared by it.
+ */
 static bool cmod_live(const struct codetag_module *cmod)
 {
+	enum module_state state;
+
 	if (cmod->unloaded)
 		return false;
-	return !cmod->mod || cmod->mod->state != MODULE_STATE_UNFORMED;
+	if (!cmod->mod)
+		return true;
+	state = READ_ONCE(cmod->mod->state);
+	return state != MODULE_STATE_UNFORMED && state != MODULE_STATE_GOING;
 }
 
 static bool query_matches(const struct site_query *q,
@@ -941,7 +971,9 @@ static int apply_query(const struct site_query *q, struct module *mod)
 
 	iter = codetag_get_ct_iter(alloc_tag_cttype);
 	while ((ct = codetag_next_ct(&iter))) {
-		if (!cmod_live(iter.cmod) || (mod && iter.cmod->mod != mod) ||
+		/* @mod's notifiers: coming, or going with flags to clear. */
+		if ((mod ? iter.cmod->mod != mod || iter.cmod->unloaded :
+			   !cmod_live(iter.cmod)) ||
 		    !query_matches(q, ct))
 			continue;
 		ret = set_site_flags(ct, new_site_flags(q, site_flags(ct)), q);
@@ -986,6 +1018,7 @@ static int keep_pending(const struct site_query *q)
 	pq->query.func = copy_term(&s, q->func);
 	pq->query.module = copy_term(&s, q->module);
 	list_add_tail(&pq->link, &pending_queries);
+	nr_pending++;
 	pr_info("alloc_tag: module %s is not loaded: the command is kept until it is\n",
 		q->module);
 	return 0;
@@ -998,10 +1031,10 @@ static int keep_pending(const struct site_query *q)
  *
  * Every command is checked before any is applied: one bad command leaves
  * every site as it was. A command naming a module that is not loaded is
- * kept and applied when the module is loaded.
+ * kept and applied when the module is loaded, up to MAX_PENDING commands.
  *
  * Return: the number of call sites the commands matched, or -EINVAL (the
- * reason is logged), or -ENOMEM.
+ * reason is logged), -ENOSPC (too many commands kept), or -ENOMEM.
  */
 int alloc_tag_control_exec(char *cmds, const char *modname)
 {
@@ -1046,8 +1079,20 @@ int alloc_tag_control_exec(char *cmds, const char *modname)
 
 	mutex_lock(&control_lock);
 	codetag_lock_module_list(alloc_tag_cttype, true);
-	for (i = 0; i < nq && !ret; i++) {
+	for (i = 0, n = 0; i < nq && !ret; i++) {
 		ret = check_query(&queries[i]);
+		/*
+		 * The module being loaded (its alloc_tag= parameter) has no
+		 * allocation site: nothing to apply, nothing to keep for a
+		 * later module of that name.
+		 */
+		if (modname)
+			queries[i].pending = false;
+		if (!ret && queries[i].pending && nr_pending + ++n > MAX_PENDING) {
+			pr_err("alloc_tag: more than %d commands waiting for modules to be loaded\n",
+			       MAX_PENDING);
+			ret = -ENOSPC;
+		}
 		/* Before any site changes: the only way s can fail. */
 		if (!ret && !queries[i].pending && queries[i].op != '-' &&
 		    (queries[i].flags & SITE_STACKS))
@@ -1100,6 +1145,7 @@ static void apply_pending(struct module *mod)
 			continue;
 		apply_query(&pq->query, mod);
 		list_del(&pq->link);
+		nr_pending--;
 		kfree(pq);
 	}
 	codetag_lock_module_list(alloc_tag_cttype, false);

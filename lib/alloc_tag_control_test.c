@@ -8,6 +8,7 @@
 #include <linux/init.h>
 #include <linux/mm.h>
 #include <linux/kallsyms.h>
+#include <linux/kthread.h>
 #include <linux/percpu.h>
 #include <linux/slab.h>
 #include <linux/stackdepot.h>
@@ -263,6 +264,94 @@ static void test_fail(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, control(test, "func *_site -f; func kmalloc_gfp =p"), 5);
 	KUNIT_EXPECT_TRUE(test, sites_default(test));
 	KUNIT_EXPECT_EQ(test, failed_calls(&kmalloc_family, 3), 0);
+}
+
+/* Not a *_site either. */
+static noinline void *kmalloc_racing(void)
+{
+	return kmalloc(64, GFP_KERNEL | __GFP_NOWARN);
+}
+
+#define SPACE_ROUNDS	1000
+#define SPACE_TRIES	4
+/* One 64-byte call fits in this space, raced for by both first calls. */
+#define SPACE		(64 + 1)
+
+/* Two threads, each on its CPU, allocate at one site at once. */
+struct space_racer {
+	struct task_struct *task;
+	unsigned int passed;
+};
+
+static atomic_t space_round, space_arrived, space_done;
+static DECLARE_WAIT_QUEUE_HEAD(space_start);
+static DECLARE_WAIT_QUEUE_HEAD(space_finish);
+
+static int space_racer_fn(void *data)
+{
+	struct space_racer *r = data;
+	void *p[SPACE_TRIES];
+	int round = 0, i;
+
+	for (;;) {
+		wait_event(space_start, atomic_read(&space_round) != round ||
+			   kthread_should_stop());
+		if (kthread_should_stop())
+			return 0;
+		round++;
+		/* Both start together: the space's last bytes are raced for. */
+		atomic_inc(&space_arrived);
+		while (atomic_read(&space_arrived) < 2 * round)
+			cpu_relax();
+		for (i = 0; i < SPACE_TRIES; i++)
+			p[i] = kmalloc_racing();
+		for (i = 0; i < SPACE_TRIES; i++) {
+			r->passed += !!p[i];
+			kfree(p[i]);
+		}
+		atomic_inc(&space_done);
+		wake_up(&space_finish);
+	}
+}
+
+/*
+ * The attribute space, raced for by two CPUs: in every round exactly as
+ * many allocations pass as the space holds, never more.
+ */
+static void test_fail_space_race(struct kunit *test)
+{
+	struct space_racer racers[2] = {};
+	unsigned int round, i, bad = 0, passed;
+
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs two CPUs");
+	atomic_set(&space_round, 0);
+	atomic_set(&space_arrived, 0);
+	for (i = 0; i < 2; i++) {
+		racers[i].task = kthread_create(space_racer_fn, &racers[i],
+						"space_racer/%u", i);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(racers[i].task));
+		kthread_bind(racers[i].task, cpumask_nth(i, cpu_online_mask));
+		wake_up_process(racers[i].task);
+	}
+	for (round = 1; round <= SPACE_ROUNDS; round++) {
+		KUNIT_ASSERT_EQ(test, control(test, "func kmalloc_racing +f space %d",
+					      SPACE), 1);
+		racers[0].passed = 0;
+		racers[1].passed = 0;
+		atomic_set(&space_done, 0);
+		atomic_set(&space_round, round);
+		wake_up_all(&space_start);
+		wait_event(space_finish, atomic_read(&space_done) == 2);
+		passed = racers[0].passed + racers[1].passed;
+		if (passed != 1 && !bad++)
+			kunit_info(test, "round %u: %u allocations passed, 1 fits\n",
+				   round, passed);
+	}
+	for (i = 0; i < 2; i++)
+		kthread_stop(racers[i].task);
+	KUNIT_EXPECT_EQ(test, bad, 0);
+	KUNIT_EXPECT_EQ(test, control(test, "func kmalloc_racing -f"), 1);
 }
 
 /* Two callers of each site: stacks tell them apart. */
@@ -524,6 +613,7 @@ static struct kunit_case alloc_tag_control_test_cases[] = {
 	KUNIT_CASE(test_switch_off),
 	KUNIT_CASE(test_grammar),
 	KUNIT_CASE(test_fail),
+	KUNIT_CASE(test_fail_space_race),
 	KUNIT_CASE(test_stacks),
 	KUNIT_CASE(test_errors),
 	KUNIT_CASE(test_module_param),

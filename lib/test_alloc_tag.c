@@ -7,6 +7,7 @@
  * /proc/allocinfo under [test_alloc_tag].
  *
  *   free=1 (write, at run time)	free the allocations now
+ *   split=1 (write, at run time)	split the order-2 pages into four
  *   leak=1 (at load)			at unload, hand the allocations over
  *					to test_alloc_tag_keeper instead
  *
@@ -24,6 +25,7 @@
 #include "test_alloc_tag.h"
 
 static struct page *pages;	/* order 2 */
+static bool pages_split;	/* ... now four pages of order 0 */
 static unsigned long page;	/* one page */
 static void *large;		/* a large kmalloc: order-2 pages */
 static void *area;		/* four vmalloc'ed pages */
@@ -49,13 +51,20 @@ MODULE_PARM_DESC(sites, "file:line bytes calls of each allocation");
 
 static void free_all(void)
 {
-	if (pages)
+	unsigned int i;
+
+	if (pages && pages_split) {
+		for (i = 0; i < 4; i++)
+			__free_page(pages + i);
+	} else if (pages) {
 		__free_pages(pages, 2);
+	}
 	free_page(page);
 	kfree(large);
 	vfree(area);
 	free_percpu(counters);
 	pages = NULL;
+	pages_split = false;
 	page = 0;
 	large = NULL;
 	area = NULL;
@@ -79,6 +88,26 @@ static const struct kernel_param_ops free_ops = {
 };
 module_param_cb(free, &free_ops, NULL, 0200);
 MODULE_PARM_DESC(free, "write 1 to free the allocations");
+
+static int split_set(const char *val, const struct kernel_param *kp)
+{
+	bool now;
+	int err = kstrtobool(val, &now);
+
+	if (err)
+		return err;
+	if (now && pages && !pages_split) {
+		split_page(pages, 2);
+		pages_split = true;
+	}
+	return 0;
+}
+
+static const struct kernel_param_ops split_ops = {
+	.set = split_set,
+};
+module_param_cb(split, &split_ops, NULL, 0200);
+MODULE_PARM_DESC(split, "write 1 to split the order-2 pages into four");
 
 static void add_site(char *buf, size_t size, unsigned int line, u64 bytes,
 		     unsigned int calls)
@@ -123,7 +152,8 @@ static void __exit test_alloc_tag_exit(void)
 {
 	/* With leak=1, what is still allocated outlives the module. */
 	if (leak) {
-		if (pages && !test_alloc_tag_keep(TEST_ALLOC_TAG_PAGES, pages, 2))
+		if (pages && !pages_split &&
+		    !test_alloc_tag_keep(TEST_ALLOC_TAG_PAGES, pages, 2))
 			pages = NULL;
 		if (page && !test_alloc_tag_keep(TEST_ALLOC_TAG_PAGES,
 						 virt_to_page((void *)page), 0))

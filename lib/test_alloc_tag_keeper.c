@@ -10,7 +10,10 @@
  *			test_alloc_tag left (as its module stays for its
  *			tags) are executable, 1 or 0 (x86 with NX; -EOPNOTSUPP
  *			elsewhere)
+ *   going_delay_ms (write)	sleep that long when test_alloc_tag is going,
+ *			after the other notifiers of its going
  */
+#include <linux/delay.h>
 #include <linux/gfp.h>
 #include <linux/module.h>
 #include <linux/mm.h>
@@ -146,11 +149,40 @@ static const struct kernel_param_ops free_ops = {
 module_param_cb(free, &free_ops, NULL, 0200);
 MODULE_PARM_DESC(free, "write 1 to free what is held");
 
+/* Widens the window between a module's going and its being freed. */
+static unsigned int going_delay_ms;
+module_param(going_delay_ms, uint, 0644);
+MODULE_PARM_DESC(going_delay_ms, "sleep when test_alloc_tag is going, in ms");
+
+static int keeper_module_notify(struct notifier_block *nb,
+				unsigned long state, void *data)
+{
+	struct module *mod = data;
+	unsigned int ms = READ_ONCE(going_delay_ms);
+
+	if (state == MODULE_STATE_GOING && ms &&
+	    !strcmp(mod->name, "test_alloc_tag"))
+		msleep(ms);
+	return NOTIFY_OK;
+}
+
+static struct notifier_block keeper_module_nb = {
+	.notifier_call = keeper_module_notify,
+	.priority = INT_MIN,
+};
+
+static int __init test_alloc_tag_keeper_init(void)
+{
+	return register_module_notifier(&keeper_module_nb);
+}
+
 static void __exit test_alloc_tag_keeper_exit(void)
 {
+	unregister_module_notifier(&keeper_module_nb);
 	free_held();
 }
 
+module_init(test_alloc_tag_keeper_init);
 module_exit(test_alloc_tag_keeper_exit);
 MODULE_DESCRIPTION("Keeps allocations of test_alloc_tag past its unload");
 MODULE_LICENSE("GPL");

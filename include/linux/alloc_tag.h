@@ -188,6 +188,7 @@ struct alloc_tag_counters alloc_tag_read(struct alloc_tag *tag);
 struct alloc_tag *alloc_tag_find(const char *filename, unsigned int lineno);
 int mem_alloc_profiling_set(bool enable);
 bool mem_alloc_profiling_supported(void);
+void mem_alloc_profiling_init_keys(void);
 void alloc_tag_show_mem(void);
 
 #ifdef CONFIG_MEM_ALLOC_PROFILING_DEBUG
@@ -354,6 +355,7 @@ do {									\
 static inline bool mem_alloc_profiling_enabled(void) { return false; }
 static inline bool mem_alloc_tags_in_use(void) { return false; }
 static inline bool mem_alloc_profiling_supported(void) { return false; }
+static inline void mem_alloc_profiling_init_keys(void) {}
 static inline void alloc_tag_show_mem(void) {}
 #define alloc_hooks(_do_alloc) _do_alloc
 #define alloc_hooks_tag(_tag, _do_alloc) _do_alloc

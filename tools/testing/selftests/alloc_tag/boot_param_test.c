@@ -10,6 +10,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,7 @@
 #include <unistd.h>
 
 #include "../kselftest_harness.h"
+#include "allocinfo.h"
 #include "mem_profiling.h"
 #include "kmsg.h"
 
@@ -99,6 +101,44 @@ static void release_memory(char *p)
 	munmap(p, HELD_PAGES * getpagesize());
 }
 
+/* Bytes at do_anonymous_page's lines, which anonymous faults charge. */
+static long long anon_bytes(struct __test_metadata *_metadata)
+{
+	struct tag_line *tags;
+	long long sum = 0;
+	int i, n;
+
+	tags = read_tags(_metadata, &n);
+	for (i = 0; i < n; i++)
+		if (!strcmp(tags[i].func, "do_anonymous_page"))
+			sum += tags[i].bytes;
+	free(tags);
+	return sum;
+}
+
+/*
+ * Profiling on: memory faulted in is charged exactly, and uncharged
+ * exactly when freed after profiling was switched off and on again.
+ */
+static void expect_exact_toggle(struct __test_metadata *_metadata)
+{
+	long long before, held_bytes = HELD_PAGES * getpagesize();
+	char *held;
+
+	/* Our own heap stays as reading the report first grew it. */
+	mallopt(M_MMAP_MAX, 0);
+	mallopt(M_TRIM_THRESHOLD, -1);
+	anon_bytes(_metadata);
+	before = anon_bytes(_metadata);
+	held = hold_memory();
+	ASSERT_NE(NULL, held);
+	EXPECT_EQ(before + held_bytes, anon_bytes(_metadata));
+	ASSERT_EQ(0, sysctl_write("0", 1, 0));
+	ASSERT_EQ(0, sysctl_write("1", 1, 0));
+	release_memory(held);
+	EXPECT_EQ(before, anon_bytes(_metadata));
+}
+
 TEST(command_line_value)
 {
 	const char *v = boot_value();
@@ -136,18 +176,16 @@ TEST(command_line_value)
 		EXPECT_EQ(EINVAL, sysctl_write("never", 5, 0));
 		ASSERT_EQ(0, sysctl_write("1", 1, 0));
 		EXPECT_EQ(1, sysctl_read());
-		held = hold_memory();
-		ASSERT_NE(NULL, held);
-		EXPECT_LE(HELD_PAGES * getpagesize(), total_bytes());
-		release_memory(held);
-	} else if (boot_state(word) == 1 && compressed) {
+		expect_exact_toggle(_metadata);
+	} else if (boot_state(word) == 1) {
+		/* Compressed if asked; otherwise page_ext. */
 		EXPECT_EQ(1, sysctl_read());
-		expect_compressed(_metadata);
+		if (compressed)
+			expect_compressed(_metadata);
+		else
+			EXPECT_EQ(1, kmsg_contains("bytes of page_ext"));
 		EXPECT_EQ(0, kmsg_contains("Failed to set sysctl parameter"));
-		held = hold_memory();
-		ASSERT_NE(NULL, held);
-		EXPECT_LE(HELD_PAGES * getpagesize(), total_bytes());
-		release_memory(held);
+		expect_exact_toggle(_metadata);
 	} else {
 		/*
 		 * Each value is rejected in turn, and the default (on, in the

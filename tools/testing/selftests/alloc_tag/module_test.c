@@ -17,7 +17,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../kselftest_harness.h"
@@ -585,11 +589,12 @@ TEST_F(module, control_stacks)
 /*
  * Room for two records (set for the next pool): the module loaded with
  * its sites flagged s records two of its allocations, counts every other
- * one as not recorded, and the log says the limit was reached.
+ * one as not recorded, and the log says the limit was reached; its
+ * recorded order-2 pages split, each new page is one more not recorded.
  */
 TEST_F(module, control_stacks_limit)
 {
-	unsigned long live, missed, mem;
+	unsigned long live, missed, split_missed, mem;
 	struct site *s = self->sites, rcu;
 	static struct kmsg_log log;
 	long long charges;
@@ -624,6 +629,15 @@ TEST_F(module, control_stacks_limit)
 	EXPECT_EQ(charges - 2, (long long)missed);
 	EXPECT_LE(0, kmsg_find_sub(&log, 0, LIMIT_LOG));
 	kmsg_free(&log);
+	/* Split with the pool full: the three new pages are not recorded. */
+	ASSERT_EQ(0, write_file(PARAM(MODNAME, "split"), "1"));
+	buf = read_file(STACKS, 65536, &len);
+	ASSERT_NE(NULL, buf);
+	fields = sscanf(buf, STACKS_HEADER, &live, &max, &mem, &split_missed);
+	ASSERT_EQ(4, fields) TH_LOG("%s", buf);
+	free(buf);
+	EXPECT_EQ(2, live);
+	EXPECT_EQ(missed + 3, split_missed);
 	ASSERT_EQ(0, module_unload(MODNAME));
 	/* The pool went with the flags; the next one has the old size. */
 	EXPECT_EQ(0, write_file(STACK_RECORDS, old));
@@ -718,6 +732,180 @@ TEST_F(module, control_bad_writes)
 	free(junk);
 	EXPECT_EQ(0, sites_off(_metadata));
 	ASSERT_EQ(0, module_unload(MODNAME));
+}
+
+/*
+ * alloc_tag= given to a module without allocation sites (the keeper)
+ * applies to nothing, and is not kept for a later module of that name.
+ */
+TEST_F(module, control_param_no_sites)
+{
+	if (access(CONTROL, F_OK))
+		SKIP(return, "no " CONTROL);
+	ASSERT_EQ(0, module_unload(KEEPER));
+	ASSERT_EQ(0, module_load(KO(KEEPER), "alloc_tag=\"-p\""));
+	EXPECT_EQ(0, control_has("# pending until module " KEEPER " "));
+}
+
+#define MAX_PENDING	64
+#define PENDING_LIMIT_LOG \
+	"alloc_tag: more than 64 commands waiting for modules to be loaded"
+
+/*
+ * Commands waiting for modules are bounded: a write that would keep
+ * more than 64 is refused whole (ENOSPC, logged); the module's load
+ * applies and drops those kept.
+ */
+TEST_F(module, control_pending_limit)
+{
+	static struct kmsg_log log;
+	struct site *s = self->sites;
+	char cmds[MAX_PENDING * 32] = "";
+	int i, kmsg;
+
+	if (access(CONTROL, F_OK))
+		SKIP(return, "no " CONTROL);
+	for (i = 0; i < MAX_PENDING - 1; i++)
+		strcat(cmds, "module " MODNAME " +p\n");
+	ASSERT_EQ(0, control_write(cmds));
+	kmsg = kmsg_open_at_end();
+	ASSERT_LE(0, kmsg);
+	EXPECT_EQ(ENOSPC, control_write("module " MODNAME " +p; module " MODNAME " -p"));
+	ASSERT_EQ(0, kmsg_read(kmsg, &log));
+	close(kmsg);
+	EXPECT_LE(0, kmsg_find_sub(&log, 0, PENDING_LIMIT_LOG));
+	kmsg_free(&log);
+	EXPECT_EQ(0, control_has(PENDING));
+	ASSERT_EQ(0, control_write("module " MODNAME " +p"));
+	EXPECT_EQ(ENOSPC, control_write("module " MODNAME " +p"));
+	ASSERT_EQ(0, module_load(KO(MODNAME), ""));
+	EXPECT_EQ(0, control_has(PENDING_UNTIL));
+	read_sites(_metadata, s);
+	expect_sites(_metadata, s, 0, 1, 1);
+	ASSERT_EQ(0, module_unload(MODNAME));
+}
+
+#define RACE_CYCLES	4
+#define NO_RECORDS	"(records: 0 bytes)"
+
+/*
+ * Commands written in a loop while the module is loaded and unloaded,
+ * the keeper holding the unload 50 ms after the module's going was
+ * notified: no flag outlives the module: the record pool of flag s is
+ * freed, and no site is left flagged.
+ */
+TEST_F(module, control_write_racing_unload)
+{
+	int i, status;
+	size_t len;
+	char *buf;
+	pid_t writer;
+
+	if (access(CONTROL, F_OK))
+		SKIP(return, "no " CONTROL);
+	ASSERT_EQ(0, write_file(PARAM(KEEPER, "going_delay_ms"), "50"));
+	for (i = 0; i < RACE_CYCLES; i++) {
+		ASSERT_EQ(0, module_load(KO(MODNAME), ""));
+		writer = fork();
+		ASSERT_LE(0, writer);
+		if (!writer) {
+			for (;;)
+				control_write("module test_alloc_ta* +sf probability 0");
+		}
+		/* Let it catch the module loaded, then unload under it. */
+		usleep(5000);
+		ASSERT_EQ(0, module_unload(MODNAME));
+		kill(writer, SIGKILL);
+		ASSERT_EQ(writer, waitpid(writer, &status, 0));
+	}
+	ASSERT_EQ(0, write_file(PARAM(KEEPER, "going_delay_ms"), "0"));
+	buf = read_file(STACKS, 65536, &len);
+	ASSERT_NE(NULL, buf);
+	EXPECT_NE(NULL, strstr(buf, NO_RECORDS)) TH_LOG("%s", buf);
+	free(buf);
+	EXPECT_EQ(0, control_has(" [" MODNAME "] "));
+	EXPECT_EQ(0, control_has(" =psf"));
+}
+
+#define UNLOADS		9
+#define ALLOCINFO_PATH	"/proc/allocinfo"
+
+static long long now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000LL + ts.tv_nsec / 1000;
+}
+
+static int cmp_ll(const void *a, const void *b)
+{
+	long long x = *(const long long *)a, y = *(const long long *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The median of @n unloads of the module, each after a fresh load. */
+static long long median_unload_us(void)
+{
+	long long took[UNLOADS], t;
+	int i;
+
+	for (i = 0; i < UNLOADS; i++) {
+		if (module_load(KO(MODNAME), ""))
+			return -1;
+		t = now_us();
+		if (module_unload(MODNAME))
+			return -1;
+		took[i] = now_us() - t;
+	}
+	qsort(took, UNLOADS, sizeof(took[0]), cmp_ll);
+	return took[UNLOADS / 2];
+}
+
+/*
+ * Not a test of speed: prints what an unload costs that waits for the
+ * module's kfree_rcu() object, alone and while another process reads
+ * /proc/allocinfo in a loop, and the longest of those reads (which waits
+ * if the unload holds the tag list).
+ */
+TEST_F(module, unload_waiting_for_rcu)
+{
+	long long alone, busy, *longest, t;
+	int status, fd;
+	pid_t reader;
+	char buf[65536];
+
+	alone = median_unload_us();
+	ASSERT_LT(0, alone);
+	longest = mmap(NULL, sizeof(*longest), PROT_READ | PROT_WRITE,
+		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, longest);
+	*longest = 0;
+	reader = fork();
+	ASSERT_LE(0, reader);
+	if (!reader) {
+		for (;;) {
+			t = now_us();
+			fd = open(ALLOCINFO_PATH, O_RDONLY);
+			while (fd >= 0 && read(fd, buf, sizeof(buf)) > 0)
+				;
+			close(fd);
+			t = now_us() - t;
+			if (t > *longest)
+				*longest = t;
+		}
+	}
+	busy = median_unload_us();
+	kill(reader, SIGKILL);
+	ASSERT_EQ(reader, waitpid(reader, &status, 0));
+	ASSERT_LT(0, busy);
+	printf("# unload, kfree_rcu() object pending, median of %d: %lld us\n",
+	       UNLOADS, alone);
+	printf("# the same while /proc/allocinfo is read: %lld us\n", busy);
+	printf("# longest /proc/allocinfo read meanwhile: %lld us\n", *longest);
+	fflush(stdout);
+	munmap(longest, sizeof(*longest));
 }
 
 TEST_HARNESS_MAIN
