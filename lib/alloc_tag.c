@@ -921,7 +921,10 @@ static noinline void pgalloc_tag_sub_page_ext(struct page *page,
 /*
  * Compressed, a free page's index is 0. The new page is ours alone: the
  * page allocator updates its flags without atomics here too
- * (prep_compound_page()).
+ * (prep_compound_page()). A concurrent TestSetPageHWPoison() from
+ * memory_failure() can be lost in this window, as in the base's own
+ * non-atomic updates of a page being allocated or freed
+ * (free_pages_prepare()).
  */
 void __pgalloc_tag_add(struct page *page, unsigned int nr)
 {
