@@ -586,6 +586,21 @@ TEST_F(module, control_stacks)
 			"(records: %lu bytes); %lu not recorded"
 #define LIMIT_LOG	"alloc_tag: 2 live allocations recorded, the limit"
 
+/* The counts of the header of the stacks file. */
+static void read_stacks_header(struct __test_metadata *_metadata,
+			       unsigned long *live, unsigned int *max,
+			       unsigned long *mem, unsigned long *missed)
+{
+	size_t len;
+	char *buf = read_file(STACKS, 65536, &len);
+	int fields;
+
+	ASSERT_NE(NULL, buf);
+	fields = sscanf(buf, STACKS_HEADER, live, max, mem, missed);
+	ASSERT_EQ(4, fields) TH_LOG("%s", buf);
+	free(buf);
+}
+
 /*
  * Room for two records (set for the next pool): the module loaded with
  * its sites flagged s records two of its allocations, counts every other
@@ -599,9 +614,9 @@ TEST_F(module, control_stacks_limit)
 	static struct kmsg_log log;
 	long long charges;
 	unsigned int max;
-	char *buf, *old;
-	int i, kmsg, fields;
+	int i, kmsg;
 	size_t len;
+	char *old;
 
 	if (access(CONTROL, F_OK))
 		SKIP(return, "no " CONTROL);
@@ -618,11 +633,7 @@ TEST_F(module, control_stacks_limit)
 	charges = rcu.calls;
 	for (i = 0; i < NR_SITES; i++)
 		charges += s[i].calls;
-	buf = read_file(STACKS, 65536, &len);
-	ASSERT_NE(NULL, buf);
-	fields = sscanf(buf, STACKS_HEADER, &live, &max, &mem, &missed);
-	ASSERT_EQ(4, fields) TH_LOG("%s", buf);
-	free(buf);
+	read_stacks_header(_metadata, &live, &max, &mem, &missed);
 	EXPECT_EQ(2, live);
 	EXPECT_EQ(2, max);
 	EXPECT_LT(0, mem);
@@ -631,11 +642,7 @@ TEST_F(module, control_stacks_limit)
 	kmsg_free(&log);
 	/* Split with the pool full: the three new pages are not recorded. */
 	ASSERT_EQ(0, write_file(PARAM(MODNAME, "split"), "1"));
-	buf = read_file(STACKS, 65536, &len);
-	ASSERT_NE(NULL, buf);
-	fields = sscanf(buf, STACKS_HEADER, &live, &max, &mem, &split_missed);
-	ASSERT_EQ(4, fields) TH_LOG("%s", buf);
-	free(buf);
+	read_stacks_header(_metadata, &live, &max, &mem, &split_missed);
 	EXPECT_EQ(2, live);
 	EXPECT_EQ(missed + 3, split_missed);
 	ASSERT_EQ(0, module_unload(MODNAME));
