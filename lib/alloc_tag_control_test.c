@@ -274,8 +274,6 @@ static noinline void *kmalloc_racing(void)
 
 #define SPACE_ROUNDS	1000
 #define SPACE_TRIES	4
-/* One 64-byte call fits in this space, raced for by both first calls. */
-#define SPACE		(64 + 1)
 
 /* Two threads, each on its CPU, allocate at one site at once. */
 struct space_racer {
@@ -322,6 +320,8 @@ static void test_fail_space_race(struct kunit *test)
 {
 	struct space_racer racers[2] = {};
 	unsigned int round, i, bad = 0, passed;
+	/* One call fits, raced for by both first calls: a call asks for its object. */
+	unsigned int space = kmalloc_slab(64, GFP_KERNEL)->object_size + 1;
 
 	if (num_online_cpus() < 2)
 		kunit_skip(test, "needs two CPUs");
@@ -335,8 +335,8 @@ static void test_fail_space_race(struct kunit *test)
 		wake_up_process(racers[i].task);
 	}
 	for (round = 1; round <= SPACE_ROUNDS; round++) {
-		KUNIT_ASSERT_EQ(test, control(test, "func kmalloc_racing +f space %d",
-					      SPACE), 1);
+		KUNIT_ASSERT_EQ(test, control(test, "func kmalloc_racing +f space %u",
+					      space), 1);
 		racers[0].passed = 0;
 		racers[1].passed = 0;
 		atomic_set(&space_done, 0);
