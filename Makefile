@@ -13,7 +13,7 @@ PY     := /usr/bin/python3
 # of that Debian architecture (harness/arch.sh; default amd64).
 GUEST_FRAGS    := configs/guest.config,configs/amd64.config
 TEST_FRAGS     := $(GUEST_FRAGS),configs/test.config
-KERNEL_test    := tinyconfig:$(TEST_FRAGS),configs/profiling.config,configs/profiling-test.config
+KERNEL_test    := tinyconfig:$(TEST_FRAGS),configs/profiling.config,configs/profiling-test.config,configs/hugetlb-hmm.config
 KERNEL_nonprof := tinyconfig:$(TEST_FRAGS),configs/memcg.config
 KERNEL_debug   := tinyconfig:$(TEST_FRAGS),configs/memcg.config,configs/profiling.config,configs/profiling-test.config,configs/debug.config
 # The test kernel + memcg + the options of distribution debug builds
@@ -42,7 +42,7 @@ KERNEL_benchoff  := $(KERNEL_benchprof),configs/profiling-off.config
 # builds (hardening, debug) next, and the last kernel built has the
 # shortest boot, so that little runs after the last build.
 CHECK_BOOTS       := test boot-never boot-off boot-compressed boot-bogus oom \
-		     hardening debug arm64 nonprof
+		     hugetlb-hmm hardening debug arm64 nonprof
 SHOW_MEM          := alloc_tag:show_mem_test
 BENCH             := alloc_tag:bench_test
 STRESS            := alloc_tag:stress_test
@@ -69,6 +69,12 @@ BOOT_boot-bogus   := test|alloc_tag:boot_param_test,$(SHOW_MEM)|kunit.enable=0 \
 		     alloc_tag.control=\"file\" alloc_tag.control=\"file x -p junk\"
 # A small guest for the OOM killer's report.
 BOOT_oom          := test|alloc_tag:oom_test|kunit.enable=0 mem=256M
+# 1 GiB hugetlb pages from CMA (a CPU with 1 GiB pages; 6 GiB of RAM
+# leave 2 GiB of CMA in one piece, see hugetlb_hmm_test.c)
+# and device-private memory, page tags compressed.
+BOOT_hugetlb-hmm  := test|alloc_tag:hugetlb_hmm_test|kunit.enable=0 \
+		     sysctl.vm.mem_profiling=1,compressed hugetlb_cma=2G \
+		     harness.memory=6G harness.cpu=qemu64,pdpe1gb=on
 BOOT_build-slab   := slab|-|
 BOOT_build-slob   := slob|-|
 

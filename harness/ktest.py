@@ -268,10 +268,16 @@ def report(v, out=sys.stdout):
           (v.name, c['pass'], c['fail'], c['skip']), file=out)
 
 
+def harness_option(append, name):
+    """VALUE of harness.NAME=VALUE on the command line, or None."""
+    m = re.search(r'(?:^|\s)harness\.%s=(\S+)' % name, append)
+    return m.group(1) if m else None
+
+
 def numa_nodes(append):
     """N of harness.numa=N on the command line, or 0."""
-    m = re.search(r'(?:^|\s)harness\.numa=(\d+)(?:\s|$)', append)
-    return int(m.group(1)) if m else 0
+    n = harness_option(append, 'numa')
+    return int(n) if n and n.isdigit() else 0
 
 
 def numa_options(nodes, memory, smp):
@@ -331,7 +337,10 @@ MACHINES = {
 
 def qemu_command(args, console_log, results_log):
     m = MACHINES[args.arch]
-    memory = m.max_memory or args.memory
+    # A boot may ask for more memory (harness.memory=) or another CPU
+    # model (harness.cpu=) than the defaults.
+    memory = m.max_memory or harness_option(args.append, 'memory') or \
+        args.memory
     cmd = [m.qemu] + m.options + [
         '-m', str(memory), '-no-reboot', '-display', 'none',
         '-monitor', 'none', '-kernel', args.kernel, '-initrd', args.initrd]
@@ -343,8 +352,9 @@ def qemu_command(args, console_log, results_log):
         cmd += ['-accel', 'kvm', '-cpu', 'host']
     else:
         cmd += ['-accel', 'tcg']
-        if args.cpu:
-            cmd += ['-cpu', args.cpu]
+        cpu = args.cpu or harness_option(args.append, 'cpu')
+        if cpu:
+            cmd += ['-cpu', cpu]
         if args.icount:
             cmd += ['-icount', 'shift=0,sleep=off']
     if m.smp:

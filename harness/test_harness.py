@@ -656,9 +656,9 @@ class DebianRun(unittest.TestCase):
 class Machines(unittest.TestCase):
     """Each Debian architecture's QEMU command: console, results channel."""
 
-    def command(self, arch, drive=None):
+    def command(self, arch, drive=None, append='x=1'):
         args = ktest.guest_args(arch=arch, kernel='K', initrd='I',
-                                append='x=1', drive=drive)
+                                append=append, drive=drive)
         return ktest.qemu_command(args, 'con.log', 'res.txt')
 
     def test_guest_args_are_boot_defaults(self):
@@ -698,6 +698,15 @@ class Machines(unittest.TestCase):
         cmd = self.command('amd64', drive='d.img')
         self.assertEqual(cmd[cmd.index('-drive') + 1],
                          'file=d.img,if=virtio,format=raw')
+
+    def test_boot_asks_for_memory_and_cpu(self):
+        cmd = self.command('amd64', append='harness.memory=3G y=2 '
+                           'harness.cpu=qemu64,pdpe1gb=on')
+        self.assertEqual(cmd[cmd.index('-m') + 1], '3G')
+        self.assertEqual(cmd[cmd.index('-cpu') + 1], 'qemu64,pdpe1gb=on')
+        cmd = self.command('amd64')
+        self.assertEqual(cmd[cmd.index('-m') + 1], '1G')
+        self.assertNotIn('-cpu', cmd)
 
     def test_armel_small_machine(self):
         cmd = self.command('armel')

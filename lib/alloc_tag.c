@@ -1055,14 +1055,18 @@ void pgalloc_tag_join(struct page *page, unsigned int nr)
  * @old: the page about to be freed
  *
  * The original call site stays charged; freeing @old uncharges whatever
- * allocated @new.
+ * allocated @new. Device memory (ZONE_DEVICE) is not charged: a page that
+ * moves to it leaves its call site, one that moves back to RAM is charged
+ * to the call that allocated its new page.
  */
 void pgalloc_tag_swap(struct page *new, struct page *old)
 {
 	struct page_tag_ref pt_new, pt_old;
 	struct codetag *ct;
 
-	if (!mem_alloc_tags_in_use() || !get_page_tag_ref(old, &pt_old))
+	/* Device pages are freed to their driver: their tags never uncharge. */
+	if (!mem_alloc_tags_in_use() || is_zone_device_page(new) ||
+	    is_zone_device_page(old) || !get_page_tag_ref(old, &pt_old))
 		return;
 	if (get_page_tag_ref(new, &pt_new)) {
 		if (alloc_tag_control_active())

@@ -153,4 +153,32 @@ static inline int find_tag(struct tag_line *tags, int n, const char *where,
 	return matches;
 }
 
+/*
+ * Bytes and calls of every line in @file:* of @module ("" for vmlinux)
+ * with func:@func. Fails the test if there is none.
+ */
+static inline void sum_func(struct __test_metadata *_metadata,
+			    const char *file, const char *module,
+			    const char *func, long long *bytes,
+			    long long *calls)
+{
+	struct tag_line *tags;
+	int i, n, lines = 0;
+
+	tags = read_tags(_metadata, &n);
+	*bytes = *calls = 0;
+	for (i = 0; i < n; i++) {
+		if (strncmp(tags[i].where, file, strlen(file)) ||
+		    tags[i].where[strlen(file)] != ':' ||
+		    strcmp(tags[i].module, module) ||
+		    strcmp(tags[i].func, func))
+			continue;
+		*bytes += tags[i].bytes;
+		*calls += tags[i].calls;
+		lines++;
+	}
+	free(tags);
+	ASSERT_LT(0, lines) TH_LOG("no line %s func:%s", file, func);
+}
+
 #endif

@@ -292,28 +292,6 @@ TEST(sysctl)
 	EXPECT_EQ(1, sysctl_read());
 }
 
-/* Bytes and calls of every vmlinux line in @file:* func:@func. */
-static void sum_func(struct __test_metadata *_metadata, const char *file,
-		     const char *func, long long *bytes, long long *calls)
-{
-	struct tag_line *tags;
-	int i, n, lines = 0;
-
-	tags = read_tags(_metadata, &n);
-	*bytes = *calls = 0;
-	for (i = 0; i < n; i++) {
-		if (strncmp(tags[i].where, file, strlen(file)) ||
-		    tags[i].where[strlen(file)] != ':' || tags[i].module[0] ||
-		    strcmp(tags[i].func, func))
-			continue;
-		*bytes += tags[i].bytes;
-		*calls += tags[i].calls;
-		lines++;
-	}
-	free(tags);
-	ASSERT_LT(0, lines) TH_LOG("no line %s func:%s", file, func);
-}
-
 /* The physical frame of a mapped page (root sees real PFNs). */
 static unsigned long long pfn_of(void *addr)
 {
@@ -393,11 +371,11 @@ TEST(thp_split_and_migration)
 	ASSERT_NE(MAP_FAILED, raw);
 	p = (char *)(((unsigned long)raw + thp_size - 1) & ~(thp_size - 1));
 	ASSERT_EQ(0, madvise(p, 2 * thp_size, MADV_HUGEPAGE));
-	sum_func(_metadata, THP_FILE, THP_FUNC, &b0, &c0);
-	sum_func(_metadata, MIGRATE_FILE, MIGRATE_FUNC, &mb0, &mc0);
+	sum_func(_metadata, THP_FILE, "", THP_FUNC, &b0, &c0);
+	sum_func(_metadata, MIGRATE_FILE, "", MIGRATE_FUNC, &mb0, &mc0);
 
 	memset(p, 1, 2 * thp_size);
-	sum_func(_metadata, THP_FILE, THP_FUNC, &b, &c);
+	sum_func(_metadata, THP_FILE, "", THP_FUNC, &b, &c);
 	EXPECT_EQ(2 * thp_size, b - b0);
 	EXPECT_EQ(2, c - c0);
 
@@ -407,7 +385,7 @@ TEST(thp_split_and_migration)
 		 (unsigned long)p + 2 * thp_size);
 	ASSERT_EQ((ssize_t)strlen(cmd), write(fd, cmd, strlen(cmd)));
 	close(fd);
-	sum_func(_metadata, THP_FILE, THP_FUNC, &b, &c);
+	sum_func(_metadata, THP_FILE, "", THP_FUNC, &b, &c);
 	EXPECT_EQ(2 * thp_size, b - b0);
 	EXPECT_EQ(2 * thp_size / page, c - c0);
 
@@ -419,15 +397,15 @@ TEST(thp_split_and_migration)
 		EXPECT_NE(pfn[i], pfn_of(p + i * page))
 			TH_LOG("page %d was not migrated", i);
 	}
-	sum_func(_metadata, THP_FILE, THP_FUNC, &b, &c);
+	sum_func(_metadata, THP_FILE, "", THP_FUNC, &b, &c);
 	EXPECT_EQ(2 * thp_size, b - b0);
 	EXPECT_EQ(2 * thp_size / page, c - c0);
-	sum_func(_metadata, MIGRATE_FILE, MIGRATE_FUNC, &mb, &mc);
+	sum_func(_metadata, MIGRATE_FILE, "", MIGRATE_FUNC, &mb, &mc);
 	EXPECT_EQ(mb0, mb);
 	EXPECT_EQ(mc0, mc);
 
 	ASSERT_EQ(0, munmap(raw, 3 * thp_size));
-	sum_func(_metadata, THP_FILE, THP_FUNC, &b, &c);
+	sum_func(_metadata, THP_FILE, "", THP_FUNC, &b, &c);
 	EXPECT_EQ(b0, b);
 	EXPECT_EQ(c0, c);
 	EXPECT_EQ(0, write_file(THP_ENABLED, mode));
