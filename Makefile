@@ -13,7 +13,7 @@ PY     := /usr/bin/python3
 # of that Debian architecture (harness/arch.sh; default amd64).
 GUEST_FRAGS    := configs/guest.config,configs/amd64.config
 TEST_FRAGS     := $(GUEST_FRAGS),configs/test.config
-KERNEL_test    := tinyconfig:$(TEST_FRAGS),configs/profiling.config,configs/profiling-test.config,configs/hugetlb-hmm.config
+KERNEL_test    := tinyconfig:$(TEST_FRAGS),configs/profiling.config,configs/profiling-test.config,configs/hugetlb-hmm.config,configs/lockdown.config
 KERNEL_nonprof := tinyconfig:$(TEST_FRAGS),configs/memcg.config
 KERNEL_debug   := tinyconfig:$(TEST_FRAGS),configs/memcg.config,configs/profiling.config,configs/profiling-test.config,configs/debug.config
 # The test kernel + memcg + the options of distribution debug builds
@@ -42,7 +42,7 @@ KERNEL_benchoff  := $(KERNEL_benchprof),configs/profiling-off.config
 # builds (hardening, debug) next, and the last kernel built has the
 # shortest boot, so that little runs after the last build.
 CHECK_BOOTS       := test boot-never boot-off boot-compressed boot-bogus oom \
-		     hugetlb-hmm hardening debug arm64 nonprof
+		     hugetlb-hmm lockdown hardening debug arm64 nonprof
 SHOW_MEM          := alloc_tag:show_mem_test
 BENCH             := alloc_tag:bench_test
 STRESS            := alloc_tag:stress_test
@@ -75,6 +75,8 @@ BOOT_oom          := test|alloc_tag:oom_test|kunit.enable=0 mem=256M
 BOOT_hugetlb-hmm  := test|alloc_tag:hugetlb_hmm_test|kunit.enable=0 \
 		     sysctl.vm.mem_profiling=1,compressed hugetlb_cma=2G \
 		     harness.memory=6G harness.cpu=qemu64,pdpe1gb=on
+# Locked down as under Secure Boot: the control file from /proc, no +f.
+BOOT_lockdown     := test|alloc_tag:module_test|kunit.enable=0 lockdown=integrity
 BOOT_build-slab   := slab|-|
 BOOT_build-slob   := slob|-|
 

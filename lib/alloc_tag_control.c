@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Per-call-site switches of allocation profiling, set with the query
- * language of dynamic debug: /sys/kernel/debug/alloc_tag/control,
- * alloc_tag.control= on the command line, <module>.alloc_tag= at module
- * load. For example:
+ * language of dynamic debug: /proc/alloc_tag/control (also in debugfs,
+ * which lockdown closes), alloc_tag.control= on the command line,
+ * <module>.alloc_tag= at module load. For example:
  *
  *   module xfs -p                   stop charging xfs's allocations
  *   file mm/slub.c line 100-200 =p  back to the default
@@ -27,8 +27,10 @@
 #include <linux/mutex.h>
 #include <linux/parser.h>
 #include <linux/prandom.h>
+#include <linux/proc_fs.h>
 #include <linux/rculist.h>
 #include <linux/sched.h>
+#include <linux/security.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
@@ -799,6 +801,10 @@ static int parse_query(char **words, int n, struct site_query *q)
 	}
 	if (parse_flags(words[i], q))
 		return -EINVAL;
+	/* Failing allocations at will steers the kernel into its error paths. */
+	if (q->op != '-' && (q->flags & SITE_FAIL) &&
+	    security_locked_down(LOCKDOWN_ALLOC_FAULT_INJECTION))
+		return -EPERM;
 	return parse_attrs(words + i + 1, n - i - 1, q);
 }
 
@@ -1299,6 +1305,14 @@ static const struct file_operations control_fops = {
 	.write		= control_write,
 };
 
+static const struct proc_ops control_proc_ops = {
+	.proc_open	= control_open,
+	.proc_read	= seq_read,
+	.proc_lseek	= seq_lseek,
+	.proc_release	= single_release,
+	.proc_write	= control_write,
+};
+
 /* A live allocation as the stacks file reads it. */
 struct live_snap {
 	struct alloc_tag *tag;
@@ -1478,6 +1492,13 @@ static const struct file_operations stacks_fops = {
 	.release	= single_release,
 };
 
+static const struct proc_ops stacks_proc_ops = {
+	.proc_open	= stacks_open,
+	.proc_read	= seq_read,
+	.proc_lseek	= seq_lseek,
+	.proc_release	= single_release,
+};
+
 /*
  * alloc_tag.control="CMDS", possibly several times: applied at init,
  * before the early command line copy that @str is in is freed.
@@ -1526,8 +1547,13 @@ void __init alloc_tag_control_init(struct codetag_type *cttype)
 	}
 }
 
-static int __init alloc_tag_control_debugfs(void)
+/*
+ * In /proc as well as debugfs, as dynamic debug does: under lockdown
+ * debugfs refuses every file that has a write permission.
+ */
+static int __init alloc_tag_control_files(void)
 {
+	struct proc_dir_entry *proc_dir;
 	struct dentry *dir;
 
 	if (!alloc_tag_cttype)
@@ -1535,6 +1561,11 @@ static int __init alloc_tag_control_debugfs(void)
 	dir = debugfs_create_dir("alloc_tag", NULL);
 	debugfs_create_file("control", 0600, dir, NULL, &control_fops);
 	debugfs_create_file("stacks", 0400, dir, NULL, &stacks_fops);
+	proc_dir = proc_mkdir("alloc_tag", NULL);
+	if (!proc_dir ||
+	    !proc_create("control", 0600, proc_dir, &control_proc_ops) ||
+	    !proc_create("stacks", 0400, proc_dir, &stacks_proc_ops))
+		pr_err("alloc_tag: cannot create /proc/alloc_tag/\n");
 	return 0;
 }
-late_initcall(alloc_tag_control_debugfs);
+late_initcall(alloc_tag_control_files);

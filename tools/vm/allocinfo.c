@@ -34,7 +34,11 @@
  *       --raw            plain byte counts instead of 1.5 MiB (text output)
  *   -j, --json           JSON output
  *   -p, --prometheus     Prometheus text exposition output
+ *   -o, --output=FILE    write to FILE, replacing it at once: the output goes
+ *                        to a new file in FILE's directory, renamed to FILE
+ *                        when complete, so a reader never sees a partial one
  *   -h, --help           show the usage and exit
+ *   -V, --version        show the version and exit
  *
  * --module and --func take a shell glob too when NAME has * ? or [. Each
  * filter may be given more than once: a call site then passes if it matches
@@ -82,9 +86,8 @@
  * allocinfo_lines), labelled file, line, module and function, or with the
  * group's label (module, file, directory, function); label values are
  * escaped as the format requires, and not UTF-8 bytes become U+FFFD. E.g.
- * "allocinfo -p -n 0 -g module > $D/allocinfo.prom.new && mv
- * $D/allocinfo.prom.new $D/allocinfo.prom" with $D the collector's
- * --collector.textfile.directory. A change is not a metric: --diff
+ * "allocinfo -p -n 0 -g module -o $D/allocinfo.prom" with $D the
+ * collector's --collector.textfile.directory. A change is not a metric: --diff
  * --prometheus is refused.
  *
  * Input. Line 1 is "allocinfo - version: N.N"; versions 1.x (upstream Linux
@@ -106,15 +109,15 @@
  * kernel writes whole lines). A header alone is a valid, empty report.
  *
  * These are errors, reported as "allocinfo: FILE:LINE: expected ..., got
- * ..." (exit status 2), after which nothing is printed: an empty file, a
+ * ..." (exit status 1), after which nothing is printed: an empty file, a
  * missing or malformed header, another version, an empty line, a missing or
  * malformed field (counters that are not decimal integers or do not fit,
  * "file" without ":line", a "[module" without "]", no "func:"), a trailing
  * token that is not key:value (or, in 1.x, not accurate:no), a repeated
  * key, a NUL byte, and a line longer than 4096 bytes.
  *
- * Exit status: 0 on success, 2 on bad usage, unreadable or malformed input,
- * or a write error.
+ * Exit status: 0 on success, 1 on unreadable or malformed input or a write
+ * error (--output: FILE is then left as it was), 2 on bad usage.
  *
  * Examples:
  *   allocinfo                              top 10 call sites by bytes
@@ -134,10 +137,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
 
 #define DEFAULT_INPUT	"/proc/allocinfo"
+#ifndef ALLOCINFO_VERSION	/* packages define it */
+#define ALLOCINFO_VERSION	"(built from the kernel tree)"
+#endif
 #define MAX_LINE	4096	/* bytes in an input line, without '\n' */
-#define EXIT_ERROR	2
+#define EXIT_RUNTIME	1	/* unreadable or malformed input, write error */
+#define EXIT_USAGE	2
 #define SNIPPET		40	/* bytes of bad input quoted in an error */
 #define QUOTE_SIZE	(SNIPPET * 4 + 8)
 #define CELL_SIZE	32
@@ -211,6 +220,7 @@ struct options {
 	int diff;
 	int shrunk;
 	int raw;
+	const char *output;	/* --output, or NULL: stdout */
 };
 
 static struct options opt = { .top = 10 };
@@ -255,10 +265,13 @@ static void print_help(FILE *f)
 	      "      --raw             plain byte counts instead of KiB, MiB, ...\n"
 	      "  -j, --json            JSON output\n"
 	      "  -p, --prometheus      Prometheus text exposition output\n"
+	      "  -o, --output=FILE     write FILE whole or not at all (a new file renamed)\n"
 	      "  -h, --help            show this help and exit\n"
+	      "  -V, --version         show the version and exit\n"
 	      "\n"
 	      "--module and --func take globs too; a filter given twice matches either.\n"
-	      "Exit status: 0 on success, 2 on bad usage or unreadable or malformed input.\n",
+	      "Exit status: 0 on success, 1 on unreadable or malformed input or a write\n"
+	      "error, 2 on bad usage.\n",
 	      f);
 }
 
@@ -272,7 +285,7 @@ static noreturn void die(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
-	exit(EXIT_ERROR);
+	exit(EXIT_RUNTIME);
 }
 
 static noreturn void usage_error(const char *fmt, ...)
@@ -284,7 +297,7 @@ static noreturn void usage_error(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputs("\nTry 'allocinfo --help' for more information.\n", stderr);
-	exit(EXIT_ERROR);
+	exit(EXIT_USAGE);
 }
 
 static noreturn void bad_input(const struct reader *r, const char *fmt, ...)
@@ -297,7 +310,51 @@ static noreturn void bad_input(const struct reader *r, const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
-	exit(EXIT_ERROR);
+	exit(EXIT_RUNTIME);
+}
+
+/* --output: the new file, renamed to opt.output once complete */
+static char *output_tmp;
+
+static void remove_output_tmp(void)
+{
+	if (output_tmp)
+		unlink(output_tmp);
+}
+
+/* Sends stdout to a new file beside opt.output, as a shell's > would create it */
+static void open_output(void)
+{
+	mode_t mask = umask(0);
+	int fd;
+
+	umask(mask);
+	if (asprintf(&output_tmp, "%s.XXXXXX", opt.output) < 0) {
+		output_tmp = NULL;
+		die("out of memory");
+	}
+	fd = mkstemp(output_tmp);
+	if (fd < 0) {
+		free(output_tmp);
+		output_tmp = NULL;
+		die("%s: cannot create a file beside it: %s", opt.output,
+		    strerror(errno));
+	}
+	atexit(remove_output_tmp);
+	if (fchmod(fd, 0666 & ~mask) || dup2(fd, STDOUT_FILENO) < 0)
+		die("%s: %s", output_tmp, strerror(errno));
+	close(fd);
+}
+
+/* The output is complete and on disk: it replaces opt.output */
+static void close_output(void)
+{
+	if (fsync(STDOUT_FILENO))
+		die("write error: %s", strerror(errno));
+	if (rename(output_tmp, opt.output))
+		die("%s: %s", opt.output, strerror(errno));
+	free(output_tmp);
+	output_tmp = NULL;
 }
 
 static void *xrealloc(void *p, size_t n, size_t size)
@@ -1365,7 +1422,9 @@ int main(int argc, char **argv)
 		{ "raw", no_argument, NULL, OPT_RAW },
 		{ "json", no_argument, NULL, 'j' },
 		{ "prometheus", no_argument, NULL, 'p' },
+		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct snapshot snap[2];
@@ -1377,7 +1436,7 @@ int main(int argc, char **argv)
 
 	memset(snap, 0, sizeof(snap));
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":n:s:g:djph", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":n:s:g:djpo:hV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'n':
 			if (parse_ull(optarg, &n))
@@ -1427,8 +1486,16 @@ int main(int argc, char **argv)
 		case 'p':
 			prom = 1;
 			break;
+		case 'o':
+			if (!*optarg)
+				usage_error("--output: expected a file name");
+			opt.output = optarg;
+			break;
 		case 'h':
 			print_help(stdout);
+			return 0;
+		case 'V':
+			puts("allocinfo " ALLOCINFO_VERSION);
 			return 0;
 		default:
 			bad_option(c, argv[optind - 1]);
@@ -1457,6 +1524,8 @@ int main(int argc, char **argv)
 	}
 
 	make_rows(snap, &nrows, &shown, &nshown, &totals);
+	if (opt.output)
+		open_output();
 	switch (opt.format) {
 	case OUT_JSON:
 		print_json(snap, shown, nshown, &totals);
@@ -1471,5 +1540,7 @@ int main(int argc, char **argv)
 	}
 	if (fflush(stdout) || ferror(stdout))
 		die("write error: %s", strerror(errno));
+	if (opt.output)
+		close_output();
 	return 0;
 }

@@ -13,6 +13,11 @@
 
 #include "mem_profiling.h"
 
+/* The per-site control, in /proc (served by debugfs too, but not under lockdown) */
+#define CONTROL		"/proc/alloc_tag/control"
+#define STACKS		"/proc/alloc_tag/stacks"
+#define DEBUGFS_CONTROL	"/sys/kernel/debug/alloc_tag/control"
+
 #define HEADER		"allocinfo - version: 2.0\n#     <size>  <calls> <tag info>\n"
 /* "%12lli %8llu " */
 #define COUNTERS_WIDTH	22

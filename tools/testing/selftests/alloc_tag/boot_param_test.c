@@ -214,7 +214,6 @@ TEST(command_line_value)
 	}
 }
 
-#define CONTROL		"/sys/kernel/debug/alloc_tag/control"
 #define CONTROL_PARAM	"alloc_tag.control="
 /* What the harness switches off at boot; other values are junk. */
 #define CONTROL_GOOD	"file kernel/fork.c -p"

@@ -22,7 +22,7 @@
 #define HUGE_2M		HUGEPAGES "hugepages-2048kB/"
 #define CMA_FILE	"mm/cma.c"
 #define CMA_FUNC	"cma_alloc"
-#define GIB		(1LL << 30)
+#define GIB		(1024LL * 1024 * 1024)
 
 /*
  * A 1 GiB page from CMA is charged a page at a time to cma_alloc();

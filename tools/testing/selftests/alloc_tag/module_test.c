@@ -19,6 +19,7 @@
 #include <string.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -154,7 +155,7 @@ FIXTURE(module) {
 
 FIXTURE_SETUP(module)
 {
-	ASSERT_EQ(0, module_load(KO(KEEPER), ""));
+	ASSERT_EQ(0, module_load(KO(KEEPER), "")) TH_LOG("%s", strerror(errno));
 }
 
 FIXTURE_TEARDOWN(module)
@@ -357,10 +358,27 @@ TEST_F(module, load_unload_cycles)
 	EXPECT_EQ(calls0, calls);
 }
 
-#define CONTROL		"/sys/kernel/debug/alloc_tag/control"
 #define PENDING_UNTIL	"# pending until module " MODNAME " is loaded: "
 #define PENDING		PENDING_UNTIL "module " MODNAME " -p"
 #define PENDING_FAIL	PENDING_UNTIL "module " MODNAME " +f times 1"
+
+#define LOCKDOWN	"/sys/kernel/security/lockdown"
+#define LOCKDOWN_LOG	"Lockdown: module_test: allocation fault injection is restricted; see man kernel_lockdown.7"
+
+/* The boot asked for lockdown: the lockdown boot of make check. */
+static int lockdown_asked(void)
+{
+	size_t len;
+	char *cmdline = read_file("/proc/cmdline", 4096, &len);
+	int asked;
+
+	if (!cmdline)
+		return -1;
+	asked = strstr(cmdline, "lockdown=integrity") ||
+		strstr(cmdline, "lockdown=confidentiality");
+	free(cmdline);
+	return asked;
+}
 
 /* Writes @text to the control file: 0 or the errno of the write. */
 static int control_write(const char *text)
@@ -500,8 +518,6 @@ TEST_F(module, control_unload_with_live_allocations)
 	ASSERT_EQ(0, write_file(PARAM(KEEPER, "free"), "1"));
 	expect_sites(_metadata, s, 0, 0, 0);
 }
-
-#define STACKS		"/sys/kernel/debug/alloc_tag/stacks"
 
 /*
  * The stacks file's line of the site @where of the module: its bytes and
@@ -664,6 +680,8 @@ TEST_F(module, control_fail)
 
 	if (access(CONTROL, F_OK))
 		SKIP(return, "no " CONTROL);
+	if (lockdown_asked())
+		SKIP(return, "lockdown refuses +f: control_fail_locked_down");
 	ASSERT_EQ(0, module_load(KO(MODNAME), ""));
 	read_sites(_metadata, s);
 	ASSERT_EQ(0, module_unload(MODNAME));
@@ -686,6 +704,70 @@ TEST_F(module, control_fail)
 	read_sites(_metadata, s);
 	expect_sites(_metadata, s, 0, 1, 1);
 	EXPECT_EQ(0, control_has(" =pf "));
+	ASSERT_EQ(0, module_unload(MODNAME));
+}
+
+/*
+ * Under lockdown: debugfs refuses the control file, /proc serves it (the
+ * other control tests use it: -p and +s work), and f is refused from the
+ * control file and from a module's parameter, which still loads the module.
+ */
+TEST_F(module, control_fail_locked_down)
+{
+	struct site *s = self->sites;
+	static struct kmsg_log log;
+	size_t len;
+	char *state;
+	int kmsg;
+
+	if (!lockdown_asked())
+		SKIP(return, "not booted with lockdown=");
+	mount("securityfs", "/sys/kernel/security", "securityfs", 0, NULL);
+	state = read_file(LOCKDOWN, 256, &len);
+	ASSERT_NE(NULL, state);
+	EXPECT_STREQ("none [integrity] confidentiality\n", state);
+	free(state);
+	errno = 0;
+	EXPECT_EQ(-1, open(DEBUGFS_CONTROL, O_RDONLY));
+	EXPECT_EQ(EPERM, errno);
+
+	kmsg = kmsg_open_at_end();
+	ASSERT_LE(0, kmsg);
+	EXPECT_EQ(EPERM, control_write("module " MODNAME " +f times 1"));
+	EXPECT_EQ(0, control_has(PENDING_FAIL));
+	ASSERT_EQ(0, module_load(KO(MODNAME), "alloc_tag=\"+f\""));
+	ASSERT_EQ(0, kmsg_read(kmsg, &log));
+	close(kmsg);
+	EXPECT_LE(0, kmsg_find_sub(&log, 0, LOCKDOWN_LOG));
+	EXPECT_LE(0, kmsg_find_sub(&log, 0,
+				   "alloc_tag: " MODNAME ".alloc_tag ignored: -1"));
+	kmsg_free(&log);
+	read_sites(_metadata, s);
+	expect_sites(_metadata, s, 0, 1, 1);
+	EXPECT_EQ(0, control_has(" =pf "));
+	/* Taking f away is not refused. */
+	EXPECT_EQ(0, control_write("module " MODNAME " -f"));
+	ASSERT_EQ(0, module_unload(MODNAME));
+}
+
+/* Outside lockdown debugfs serves the same file as /proc. */
+TEST_F(module, control_in_debugfs)
+{
+	size_t len;
+	char *text;
+
+	if (lockdown_asked())
+		SKIP(return, "lockdown closes debugfs: control_fail_locked_down");
+	if (access(DEBUGFS_CONTROL, F_OK))
+		SKIP(return, "no " DEBUGFS_CONTROL);
+	ASSERT_EQ(0, control_write("module " MODNAME " -p"));
+	text = read_file(DEBUGFS_CONTROL, 4096, &len);
+	ASSERT_NE(NULL, text);
+	EXPECT_NE(NULL, strstr(text, PENDING));
+	free(text);
+	/* The load takes the command. */
+	ASSERT_EQ(0, module_load(KO(MODNAME), ""));
+	EXPECT_EQ(0, control_has(PENDING_UNTIL));
 	ASSERT_EQ(0, module_unload(MODNAME));
 }
 
@@ -712,6 +794,9 @@ TEST_F(module, control_bad_writes)
 		SKIP(return, "no " CONTROL);
 	ASSERT_EQ(0, module_load(KO(MODNAME), ""));
 	for (i = 0; i < (int)ARRAY_SIZE(bad); i++) {
+		/* Refused before its attributes are read. */
+		if (strstr(bad[i][0], "+f") && lockdown_asked())
+			continue;
 		kmsg = kmsg_open_at_end();
 		ASSERT_LE(0, kmsg);
 		EXPECT_EQ(EINVAL, control_write(bad[i][0]))

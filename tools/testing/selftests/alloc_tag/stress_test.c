@@ -149,10 +149,6 @@ static void toggler(struct shared *sh, int id)
 		ADD(sh->toggle_errors, 1);
 }
 
-#define CONTROL		"/sys/kernel/debug/alloc_tag/control"
-
-#define STACKS		"/sys/kernel/debug/alloc_tag/stacks"
-
 /*
  * The module's sites failing, recording stacks, off, on, not failing, not
  * recording, in turn; listed, with their stacks.
