@@ -114,7 +114,7 @@ ARCHES_BOOTS := $(foreach a,$(ARCHES),arch-$(a) nonprof-$(a)) \
 
 export $(filter KERNEL_% DEBARCH_%,$(.VARIABLES))
 
-.PHONY: all deps tree export upstream-tree check arches treewide deb debian-run checkpatch run shell bench stress clean help
+.PHONY: all deps check-deps tree export upstream-tree check arches treewide deb debian-run checkpatch run shell bench stress clean help
 
 all: help
 
@@ -135,13 +135,20 @@ help:
 	@echo "make export  write edits in $(TREE) back into the overlay"
 	@echo "make clean   remove $(B)/"
 
+# What each kind of target installs: harness/deps.sh (and the README).
+# Programs unpacked rather than installed (busybox, promtool) go in TOOLS.
+TOOLS := $(B)/tools
 deps: $(B)/.deps
 
 # The architectures make check cross-builds (besides amd64).
 CHECK_ARCHES := arm64
 $(B)/.deps: base.pin harness/deps.sh harness/arch.sh
-	harness/deps.sh $(B)/busybox $(CHECK_ARCHES)
+	harness/deps.sh build $(TOOLS)
 	@mkdir -p $(B) && touch $@
+
+# What the guests and the tests need (QEMU, busybox, promtool, Sphinx).
+check-deps:
+	@harness/deps.sh check $(TOOLS) $(CHECK_ARCHES)
 
 tree: deps
 	@harness/overlay.sh tree $(TARBALL) \
@@ -154,10 +161,10 @@ export:
 kernel-%: tree
 	@DEBARCH=$(DEBARCH_$*) harness/build-kernel.sh $(TREE) $(B)/kernel-$* $(KERNEL_$*)
 
-check: tree
+check: tree check-deps
 	@harness/check.sh $(TREE) $(foreach b,$(CHECK_BOOTS),"$(b)|$(BOOT_$(b))")
 
-run shell: kernel-run
+run shell: kernel-run check-deps
 	@harness/initramfs.sh $(B)/run/initramfs.cpio.gz $(TREE)
 	@$(PY) harness/ktest.py boot --name $@ --mode $@ \
 		--kernel $(B)/kernel-run/arch/x86/boot/bzImage \
@@ -167,7 +174,7 @@ run shell: kernel-run
 # Every Debian architecture: see ARCHES above. Each boot takes under a
 # minute: a hung guest is given 5.
 arches: tree
-	@harness/deps.sh $(B)/busybox $(ARCHES)
+	@harness/deps.sh check $(TOOLS) $(ARCHES)
 	@CHECK_TIMEOUT=$${CHECK_TIMEOUT:-300} harness/check.sh --boots-only arches $(TREE) $(foreach b,$(ARCHES_BOOTS),"$(b)|$(BOOT_$(b))")
 
 # The treewide scan, then every file it found compiled under x86_64
@@ -193,13 +200,14 @@ endif
 endif
 DEB_OUT := $(B)/deb-$(DEB_CONFIG)
 deb: tree
-	@harness/deps.sh $(B)/busybox --debian
+	@harness/deps.sh deb $(TOOLS)
 	@harness/deb.sh $(TREE) $(DEB_OUT) $(DEB_FLAVOUR_$(DEB_CONFIG))
 
 # make deb's kernel installed with dpkg on a Debian 12 root file system
 # (made once from the archive, kept in $(B)/debian/) and booted with
 # systemd: the administrator's checks, profiling on and off.
 debian-run: deb
+	@harness/deps.sh debian $(TOOLS)
 	@harness/debian-root.sh $(B)/debian/root.tar
 	@harness/debian-run.sh $(TREE) $(DEB_OUT) $(B)/debian/root.tar $(B)/debian-run-$(DEB_CONFIG)
 
@@ -211,7 +219,7 @@ comma    := ,
 UP_TREE  := $(B)/upstream/linux
 UP_FRAGS := $(B)/upstream/configs
 UP_KERNELS := $(if $(UPSTREAM),upkernel-benchbase upkernel-benchprof upkernel-benchoff)
-bench: kernel-benchbase kernel-benchprof kernel-benchoff $(UP_KERNELS)
+bench: check-deps kernel-benchbase kernel-benchprof kernel-benchoff $(UP_KERNELS)
 	@BENCH_COMMAND="make bench$(if $(ICOUNT), ICOUNT=1)$(if $(UPSTREAM), UPSTREAM=1)$(if $(BENCH_ARGS), BENCH_ARGS='$(BENCH_ARGS)')" \
 		$(PY) harness/bench.py --tree $(TREE) --base $(B)/kernel-benchbase \
 		--prof $(B)/kernel-benchprof --off $(B)/kernel-benchoff \
@@ -222,7 +230,7 @@ bench: kernel-benchbase kernel-benchprof kernel-benchoff $(UP_KERNELS)
 		$(if $(ICOUNT),--icount) $(BENCH_ARGS)
 
 upstream-tree: deps
-	@harness/deps.sh $(B)/busybox --upstream
+	@harness/deps.sh upstream $(TOOLS)
 	@harness/upstream.sh . $(UP_TREE) $(UP_FRAGS) \
 		$(filter configs/%,$(subst :, ,$(subst $(comma), ,$(KERNEL_benchoff))))
 
@@ -239,7 +247,7 @@ ifeq ($(filter test debug,$(STRESS_KERNEL)),)
 $(error STRESS_KERNEL must be test or debug)
 endif
 endif
-stress: kernel-$(STRESS_KERNEL)
+stress: check-deps kernel-$(STRESS_KERNEL)
 	@harness/selftests.sh $(TREE) $(B)/kernel-$(STRESS_KERNEL) $(B)/selftests-$(STRESS_KERNEL)
 	@STRESS_COMMAND="make stress STRESS_SECONDS=$(STRESS_SECONDS) STRESS_KERNEL=$(STRESS_KERNEL)" \
 		$(PY) harness/stress.py --tree $(TREE) --kernel $(B)/kernel-$(STRESS_KERNEL) \

@@ -4,10 +4,23 @@
 # FLAVOUR is one of Debian 12's amd64 flavours (cloud-amd64, amd64): its
 # configuration from the linux-config-6.1 package, plus
 # configs/profiling.config and configs/deb.config. Prints every option that
-# differs from Debian's, builds with bindeb-pkg in OUT/kernel and leaves
-# the packages in OUT (their names in OUT/packages).
+# differs from Debian's, builds with bindeb-pkg in OUT/kernel, then the
+# packages of packaging/ (allocprof-deb.sh: allocinfo and the
+# meta-packages), and leaves them in OUT (their names in OUT/packages).
+#
+# The kernel release is Debian's ABI, the flavour and -allocprof
+# (6.1.0-57-cloud-amd64-allocprof): dpkg and GRUB sort it after Debian's
+# kernel of that ABI and before Debian's next one. Every package has the
+# version BASE_VERSION+allocprofN, N being DEB_REVISION (in the
+# environment; default: the count of the repository's commits), so that a
+# rebuild with a fix upgrades.
+#
+# Modules are signed with DEB_SIGNING_KEY (a PEM file with the private key
+# and its certificate), by default ~/.local/share/allocprof/signing_key.pem,
+# made once if it does not exist: keep it to sign DKMS modules.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/.." && pwd)
 # shellcheck source=../base.pin
 . "$here/../base.pin"
 tree=$1 out=$2 flavour=$3
@@ -18,16 +31,60 @@ config_package=linux-config-${BASE_PACKAGE#linux-source-}
 config_version=$(dpkg-query -W -f='${Version}' "$config_package")
 [ "$config_version" = "$BASE_VERSION" ] ||
 	echo "deb: WARNING: $config_package is $config_version, the base $BASE_VERSION" >&2
+revision=${DEB_REVISION:-$(git -C "$repo" rev-list --count HEAD)}
+case $revision in
+''|*[!0-9]*) echo "deb: DEB_REVISION must be a number, got '$revision'" >&2; exit 2 ;;
+esac
+release=$BASE_ABI-$flavour-allocprof
+version=$BASE_VERSION+allocprof$revision
 mkdir -p "$out/kernel"
 out=$(cd "$out" && pwd)
 obj=$out/kernel
-frags=("$here/../configs/profiling.config" "$here/../configs/deb.config")
+
+# The signing key, outside build/ (make clean keeps it).
+key=${DEB_SIGNING_KEY:-${XDG_DATA_HOME:-$HOME/.local/share}/allocprof/signing_key.pem}
+if [ ! -f "$key" ]; then
+	if [ -n "${DEB_SIGNING_KEY:-}" ]; then
+		echo "deb: DEB_SIGNING_KEY=$key: no such file" >&2
+		exit 2
+	fi
+	echo "deb: making the module signing key $key (keep it: DKMS signs with it)"
+	mkdir -p "$(dirname "$key")"
+	genkey=$(mktemp)
+	cat >"$genkey" <<EOGENKEY
+[ req ]
+default_bits = 4096
+distinguished_name = name
+prompt = no
+string_mask = utf8only
+x509_extensions = extensions
+[ name ]
+CN = allocprof module signing key ($(hostname), $(date -u +%Y-%m-%d))
+[ extensions ]
+basicConstraints = critical,CA:FALSE
+keyUsage = digitalSignature
+subjectKeyIdentifier = hash
+authorityKeyIdentifier = keyid
+EOGENKEY
+	(umask 077 && openssl req -new -nodes -utf8 -sha256 -days 36500 -batch \
+		-x509 -config "$genkey" -outform PEM -out "$key.tmp" \
+		-keyout "$key.tmp" 2>/dev/null)
+	rm -f "$genkey"
+	mv "$key.tmp" "$key"
+fi
+key=$(cd "$(dirname "$key")" && pwd)/$(basename "$key")
+if ! { openssl x509 -in "$key" -noout && openssl pkey -in "$key" -noout; } 2>/dev/null; then
+	echo "deb: $key: expected a PEM private key and certificate" >&2
+	exit 2
+fi
+echo "CONFIG_MODULE_SIG_KEY=\"$key\"" >"$out/signing.config"
+frags=("$repo/configs/profiling.config" "$repo/configs/deb.config" "$out/signing.config")
 
 # Debian builds with gcc-12 (its CONFIG_CC_VERSION_TEXT says so): the same
 # compiler under the same name leaves that option as Debian has it.
-# LOCALVERSION set (empty) keeps kbuild from adding "+" for a git tree.
+# KERNELRELEASE given, as Debian's own build gives it.
 kmake() {
-	make -C "$tree" O="$obj" CC="ccache gcc-12" LOCALVERSION= \
+	make -C "$tree" O="$obj" CC="ccache gcc-12" KERNELRELEASE="$release" \
 		-j"$(nproc)" "$@"
 }
 
@@ -53,15 +110,22 @@ echo "deb: options that differ from Debian's config.amd64_none_$flavour:"
 export KBUILD_BUILD_TIMESTAMP='Thu Jan  1 00:00:00 UTC 2026'
 export KBUILD_BUILD_USER=alloc-tag KBUILD_BUILD_HOST=harness
 export DEBEMAIL=alloc-tag@harness DEBFULLNAME="allocation profiling harness"
-release=$(kmake -s kernelrelease)
+export SOURCE_DATE_EPOCH=1767225600
 rm -f "$out"/*.deb "$out"/*.buildinfo "$out"/*.changes
-echo "deb: building $release packages in $out (log $out/build.log)"
+echo "deb: building $release $version (log $out/build.log)"
 start=$(date +%s)
-if ! kmake KDEB_PKGVERSION="$BASE_VERSION+allocprof" bindeb-pkg >"$out/build.log" 2>&1; then
+if ! kmake KDEB_PKGVERSION="$version" bindeb-pkg >"$out/build.log" 2>&1; then
 	grep -E 'error|Error' "$out/build.log" | head -n 40 >&2
 	echo "deb: FAILED (see $out/build.log)" >&2
 	exit 1
 fi
+# bindeb-pkg also makes the kernel's user-space headers, which would
+# replace Debian's linux-libc-dev: not ours to ship.
+rm -f "$out"/linux-libc-dev_*.deb
+
+# allocinfo and the meta-packages.
+"$here/allocprof-deb.sh" "$tree" "$out" "$flavour" "$release" "$version"
 (cd "$out" && ls ./*.deb) | sed 's|^\./||' >"$out/packages"
+echo "$version" >"$out/version"
 echo "deb: done in $(( $(date +%s) - start ))s:"
 sed 's/^/  /' "$out/packages"

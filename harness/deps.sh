@@ -1,41 +1,55 @@
 #!/bin/bash
-# Install what the build, the guest and the tests need, from Debian's archive.
-# Usage: deps.sh BUSYBOX_DIR [--debian] [--upstream] [DEBARCH...]
-# --debian: also what make deb and make debian-run need (Debian's kernel
-# configurations, dpkg-buildpackage, debootstrap).
-# --upstream: also upstream's implementation for make bench UPSTREAM=1
-# (linux-source-6.12).
-# (as root; does nothing when everything is present). For each other Debian
-# architecture: its cross compiler and C library (static test programs), its
-# QEMU, and its busybox-static, unpacked as BUSYBOX_DIR/DEBARCH/busybox.
+# Install from Debian's archive what one kind of target needs, and only that.
+#   deps.sh ROLE TOOLS_DIR [DEBARCH...]
+# ROLE:
+#   build     make tree and the kernel builds: the toolchain, the pinned
+#             base package (linux-source-6.1)
+#   check     build + what the tests run: QEMU, Sphinx; for each DEBARCH
+#             other than amd64 its cross compiler, C library and QEMU
+#   deb       build + what make deb needs: Debian's kernel configurations
+#             (linux-config-6.1), dpkg-dev, fakeroot, debhelper, openssl
+#   debian    deb + what make debian-run needs: debootstrap, QEMU
+#   upstream  build + upstream's implementation (linux-source-6.12)
+# Installs packages (as root; does nothing when everything is there) and
+# never replaces one the host has, other than the pinned base package.
+# Programs a test needs from a package that would change the host are
+# unpacked into TOOLS_DIR instead: TOOLS_DIR/busybox/DEBARCH/busybox
+# (busybox-static, which would replace the host's busybox; check's
+# DEBARCHs and amd64) and TOOLS_DIR/promtool (from prometheus, which would
+# start a Prometheus server). Those are downloaded with a private apt state
+# in TOOLS_DIR/apt, so the host's dpkg gets no foreign architecture.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../base.pin
 . "$here/../base.pin"
-busybox_dir=$1
-shift
-debian=
-upstream=
-[ "${1:-}" = --debian ] && { debian=1; shift; }
-[ "${1:-}" = --upstream ] && { upstream=1; shift; }
+role=$1 tools=$2
+shift 2
 
-packages=(
+build=(
 	build-essential bc bison flex libelf-dev libssl-dev dwarves
 	cpio xz-utils kmod rsync git perl python3 ccache file
-	qemu-system-x86 busybox-static
-	prometheus python3-sphinx python3-sphinx-rtd-theme
 )
-[ -n "$debian" ] && packages+=(
-	"linux-config-${BASE_PACKAGE#linux-source-}" dpkg-dev fakeroot debootstrap
-)
-[ -n "$upstream" ] && packages+=(linux-source-6.12)
-foreign=()
-for arch in "$@"; do
+packages=("${build[@]}")
+arches=()
+case $role in
+build) ;;
+check)
+	packages+=(qemu-system-x86 python3-sphinx python3-sphinx-rtd-theme)
+	arches=(amd64 "$@")
+	;;
+deb) packages+=("linux-config-${BASE_PACKAGE#linux-source-}" dpkg-dev fakeroot debhelper openssl) ;;
+debian)
+	packages+=("linux-config-${BASE_PACKAGE#linux-source-}" dpkg-dev fakeroot debhelper openssl
+		   debootstrap qemu-system-x86)
+	;;
+upstream) packages+=(linux-source-6.12) ;;
+*) echo "deps: unknown role '$role': expected build, check, deb, debian or upstream" >&2; exit 2 ;;
+esac
+for arch in "${arches[@]}"; do
+	[ "$arch" = amd64 ] && continue
 	# shellcheck source=arch.sh
 	DEBARCH=$arch . "$here/arch.sh"
-	[ "$arch" = amd64 ] && continue
 	packages+=("gcc-${KCROSS%-}" "libc6-dev-$arch-cross" "$QEMU_PACKAGE")
-	[ -x "$busybox_dir/$arch/busybox" ] || foreign+=("$arch")
 done
 
 missing=()
@@ -43,38 +57,36 @@ for p in "${packages[@]}"; do
 	st=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
 	[ "$st" = "install ok installed" ] || missing+=("$p")
 done
-
 have_base=$(dpkg-query -W -f='${Status} ${Version}' "$BASE_PACKAGE" 2>/dev/null || true)
 want_base=
 [ "$have_base" = "install ok installed $BASE_VERSION" ] || want_base=1
+unpack=()
+for arch in "${arches[@]}"; do
+	[ -x "$tools/busybox/$arch/busybox" ] || unpack+=("busybox-static:$arch")
+done
+[ "$role" = check ] && [ ! -x "$tools/promtool" ] && unpack+=(prometheus)
 
-[ ${#missing[@]} -eq 0 ] && [ -z "$want_base" ] && [ ${#foreign[@]} -eq 0 ] && exit 0
+[ ${#missing[@]} -eq 0 ] && [ -z "$want_base" ] && [ ${#unpack[@]} -eq 0 ] && exit 0
 
 if [ "$(id -u)" != 0 ]; then
-	echo "deps: missing packages: ${missing[*]} ${want_base:+$BASE_PACKAGE=$BASE_VERSION}" >&2
-	echo "deps: run as root (or install them) and retry" >&2
+	echo "deps: missing: ${missing[*]} ${want_base:+$BASE_PACKAGE=$BASE_VERSION} ${unpack[*]}" >&2
+	echo "deps: run as root (or install the packages) and retry" >&2
 	exit 1
 fi
 
 export DEBIAN_FRONTEND=noninteractive
 apt_get() { apt-get -o Dpkg::Use-Pty=0 -q -y "$@"; }
 
-# Each architecture's busybox comes from the archive as a package of that
-# architecture, which apt lists once dpkg knows the architecture.
-for arch in "${foreign[@]}"; do
-	dpkg --print-foreign-architectures | grep -qx "$arch" ||
-		dpkg --add-architecture "$arch"
-done
-echo "deps: apt-get update"
-# A list that fails to download (a mirror in sync, an architecture's
-# security list) is reported; a package missing because of it fails below.
-apt_get update >/dev/null || echo "deps: apt-get update reported errors" >&2
-
+if [ ${#missing[@]} -gt 0 ] || [ -n "$want_base" ]; then
+	echo "deps: apt-get update"
+	# A list that fails to download (a mirror in sync, a security list)
+	# is reported; a package missing because of it fails below.
+	apt_get update >/dev/null || echo "deps: apt-get update reported errors" >&2
+fi
 if [ ${#missing[@]} -gt 0 ]; then
 	echo "deps: installing ${missing[*]}"
 	apt_get install --no-install-recommends "${missing[@]}" >/dev/null
 fi
-
 if [ -n "$want_base" ]; then
 	if apt-cache madison "$BASE_PACKAGE" | awk '{print $3}' |
 		grep -qx -- "$BASE_VERSION"; then
@@ -89,14 +101,30 @@ if [ -n "$want_base" ]; then
 	fi
 fi
 
-for arch in "${foreign[@]}"; do
-	echo "deps: busybox-static:$arch"
-	dl=$(mktemp -d)
-	(cd "$dl" && chmod 777 . && apt_get download "busybox-static:$arch" >/dev/null)
-	mkdir -p "$busybox_dir/$arch"
-	dpkg-deb --fsys-tarfile "$dl"/busybox-static_*.deb |
-		tar -xO ./bin/busybox >"$busybox_dir/$arch/busybox.tmp"
-	chmod 0755 "$busybox_dir/$arch/busybox.tmp"
-	mv "$busybox_dir/$arch/busybox.tmp" "$busybox_dir/$arch/busybox"
-	rm -rf "$dl"
+[ ${#unpack[@]} -eq 0 ] && exit 0
+# Downloaded, not installed: apt with lists of its own, for every
+# architecture asked, from the host's sources.
+state=$tools/apt
+mkdir -p "$state/lists/partial" "$state/cache/archives/partial" "$state/download"
+private=(-o "Dir::State::Lists=$state/lists" -o "Dir::Cache=$state/cache"
+	 -o Debug::NoLocking=1 -o APT::Sandbox::User=root)
+for arch in "${arches[@]}"; do
+	private+=(-o "APT::Architectures::=$arch")
 done
+echo "deps: downloading ${unpack[*]} (not installed)"
+apt_get "${private[@]}" update >/dev/null || echo "deps: apt-get update reported errors" >&2
+rm -f "$state/download"/*.deb
+(cd "$state/download" && apt_get "${private[@]}" download "${unpack[@]}" >/dev/null)
+for arch in "${arches[@]}"; do
+	deb=$(ls "$state/download"/busybox-static_*_"$arch".deb 2>/dev/null) || continue
+	mkdir -p "$tools/busybox/$arch"
+	dpkg-deb --fsys-tarfile "$deb" | tar -xO ./bin/busybox >"$tools/busybox/$arch/busybox.tmp"
+	chmod 0755 "$tools/busybox/$arch/busybox.tmp"
+	mv "$tools/busybox/$arch/busybox.tmp" "$tools/busybox/$arch/busybox"
+done
+if deb=$(ls "$state/download"/prometheus_*.deb 2>/dev/null); then
+	dpkg-deb --fsys-tarfile "$deb" | tar -xO ./usr/bin/promtool >"$tools/promtool.tmp"
+	chmod 0755 "$tools/promtool.tmp"
+	mv "$tools/promtool.tmp" "$tools/promtool"
+fi
+rm -rf "$state/download" "$state/cache"

@@ -7,13 +7,13 @@
 # Modules built in KERNEL_OUT go to /lib/modules (flat, by file name),
 # signed if the kernel checks signatures.
 # DEBARCH in the environment (arch.sh): a guest of that Debian architecture,
-# with its busybox from BUSYBOX_DIR/DEBARCH (deps.sh; default build/busybox).
+# with its busybox from BUSYBOX_DIR/DEBARCH (deps.sh; default
+# build/tools/busybox).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=arch.sh
 . "$here/arch.sh"
-busybox=/bin/busybox
-[ "$DEBARCH" = amd64 ] || busybox=${BUSYBOX_DIR:-build/busybox}/$DEBARCH/busybox
+busybox=${BUSYBOX_DIR:-build/tools/busybox}/$DEBARCH/busybox
 out=$1 tree=$2 tests=${3:-} kout=${4:-}
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
@@ -21,7 +21,7 @@ trap 'rm -rf "$stage"' EXIT
 mkdir -p "$stage"/{bin,dev,proc,sys,tmp,tests,lib/modules}
 cp "$busybox" "$stage/bin/busybox"
 file -L "$stage/bin/busybox" | grep -q 'statically linked' ||
-	{ echo "initramfs: $busybox is not static (install busybox-static)" >&2; exit 1; }
+	{ echo "initramfs: $busybox is not static (harness/deps.sh check unpacks it)" >&2; exit 1; }
 install -m 0755 "$here/guest/init" "$stage/init"
 "${KCROSS}gcc" -O2 -Wall -static -o "$stage/bin/allocinfo" "$tree/tools/vm/allocinfo.c"
 if [ -n "$tests" ] && [ -d "$tests" ]; then

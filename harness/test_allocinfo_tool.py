@@ -17,7 +17,8 @@ and on inputs made here: a 50,000-line file, an overlong line, a NUL byte,
 names that need escaping, and every truncation of two samples. The tool is
 built with gcc into a temporary directory (never in the tree: overlay.sh
 export would take the binary for a new file); Prometheus output is checked
-with promtool (Debian's prometheus package), which must be installed.
+with promtool ($PROMTOOL, else build/tools/promtool: harness/deps.sh check
+unpacks it from Debian's prometheus package).
 
   test_allocinfo_tool.py [--tree TREE] [--verdict FILE]
 
@@ -42,6 +43,9 @@ DATA = os.path.join(HERE, 'testdata', 'allocinfo')
 TREE = os.path.abspath(os.environ.get(
     'ALLOCINFO_TREE', os.path.join(HERE, '..', 'build', 'linux')))
 SOURCE = 'tools/vm/allocinfo.c'
+# Unpacked from Debian's prometheus package by harness/deps.sh check.
+PROMTOOL = os.environ.get('PROMTOOL', os.path.join(HERE, '..', 'build',
+                                                   'tools', 'promtool'))
 
 tool = None      # the tool, built with -Werror
 asan_tool = None  # the same with AddressSanitizer and UBSan
@@ -577,9 +581,10 @@ class Json(Tool):
 
 class Prometheus(Tool):
     def promtool(self, text):
-        promtool = shutil.which('promtool')
+        promtool = PROMTOOL if os.access(PROMTOOL, os.X_OK) else \
+            shutil.which('promtool')
         if not promtool:
-            self.fail('promtool not found (apt-get install prometheus)')
+            self.fail('no %s (harness/deps.sh check unpacks it)' % PROMTOOL)
         r = subprocess.run([promtool, 'check', 'metrics'], input=text,
                            capture_output=True)
         self.assertEqual((r.returncode, r.stdout, r.stderr), (0, b'', b''),
