@@ -1,15 +1,15 @@
 #!/bin/bash
 # A Debian 12 root file system from Debian's archive, kept as a tarball.
-#   debian-root.sh TARBALL
+#   debian-root.sh TARBALL [PACKAGE,...]
 # debootstrap's minimal variant plus what a booting server has: systemd as
 # init, udev, kmod, procps, initramfs-tools (which builds the initramfs
 # when a kernel package is installed), linux-base (which Debian's own kernel
-# packages need). Made once: an existing TARBALL made
-# from the same package list is kept.
+# packages need), and the PACKAGEs given. Made once: an existing TARBALL
+# made from the same package list is kept.
 set -euo pipefail
 tarball=$1
 suite=bookworm
-include=systemd,systemd-sysv,udev,kmod,procps,initramfs-tools,zstd,e2fsprogs,linux-base
+include=systemd,systemd-sysv,udev,kmod,procps,initramfs-tools,zstd,e2fsprogs,linux-base${2:+,$2}
 # The mirror apt uses here (the archive is all this machine can reach).
 mirror=$(apt-get indextargets --format '$(REPO_URI)' 'Created-By: Packages' 2>/dev/null |
 	grep -m1 -v security || true)

@@ -8,6 +8,7 @@
 #             other than amd64 its cross compiler, C library and QEMU
 #   deb       build + what make deb needs: Debian's kernel configurations
 #             (linux-config-6.1), dpkg-dev, fakeroot, debhelper, openssl
+#   repo      what make repo needs: apt-ftparchive (apt-utils), gpg
 #   debian    deb + what make debian-run needs: debootstrap, QEMU
 #   upstream  build + upstream's implementation (linux-source-6.12)
 # Installs packages (as root; does nothing when everything is there) and
@@ -42,8 +43,9 @@ debian)
 	packages+=("linux-config-${BASE_PACKAGE#linux-source-}" dpkg-dev fakeroot debhelper openssl
 		   debootstrap qemu-system-x86)
 	;;
+repo) packages=(apt-utils gpg xz-utils) ;;
 upstream) packages+=(linux-source-6.12) ;;
-*) echo "deps: unknown role '$role': expected build, check, deb, debian or upstream" >&2; exit 2 ;;
+*) echo "deps: unknown role '$role': expected build, check, deb, repo, debian or upstream" >&2; exit 2 ;;
 esac
 for arch in "${arches[@]}"; do
 	[ "$arch" = amd64 ] && continue
@@ -59,7 +61,8 @@ for p in "${packages[@]}"; do
 done
 have_base=$(dpkg-query -W -f='${Status} ${Version}' "$BASE_PACKAGE" 2>/dev/null || true)
 want_base=
-[ "$have_base" = "install ok installed $BASE_VERSION" ] || want_base=1
+[ "$role" = repo ] || [ "$have_base" = "install ok installed $BASE_VERSION" ] ||
+	want_base=1
 unpack=()
 for arch in "${arches[@]}"; do
 	[ -x "$tools/busybox/$arch/busybox" ] || unpack+=("busybox-static:$arch")

@@ -1,11 +1,11 @@
 #!/usr/bin/python3
 """Boot a test kernel under QEMU, read its verdict, and summarize.
 
-  ktest.py boot --name N --kernel IMAGE --initrd CPIO --outdir DIR
-                [--arch DEBARCH] [--dtb DTB]
+  ktest.py boot --name N (--kernel IMAGE --initrd CPIO | --firmware FW)
+                --outdir DIR [--arch DEBARCH] [--dtb DTB]
                 [--mode check|run|shell|bench] [--timeout S] [--kvm]
                 [--smp N] [--icount] [--cpu MODEL] [--append ARGS]
-                [--drive DISK]
+                [--drive DISK]...
       Boots once, on the QEMU machine of DEBARCH (a Debian architecture,
       default amd64; see MACHINES). The console (ttyS0 on x86) goes to
       DIR/console.log, the results channel (ttyS1 on x86; the guest's /init
@@ -343,11 +343,17 @@ def qemu_command(args, console_log, results_log):
         args.memory
     cmd = [m.qemu] + m.options + [
         '-m', str(memory), '-no-reboot', '-display', 'none',
-        '-monitor', 'none', '-kernel', args.kernel, '-initrd', args.initrd]
+        '-monitor', 'none']
+    # With firmware the guest boots from its first disk, through its own
+    # bootloader, which gives the kernel its command line.
+    if args.firmware:
+        cmd += ['-bios', args.firmware]
+    else:
+        cmd += ['-kernel', args.kernel, '-initrd', args.initrd]
     if args.dtb:
         cmd += ['-dtb', args.dtb]
-    if args.drive:
-        cmd += ['-drive', 'file=%s,if=virtio,format=raw' % args.drive]
+    for drive in args.drive or []:
+        cmd += ['-drive', 'file=%s,if=virtio,format=raw' % drive]
     if args.kvm:
         cmd += ['-accel', 'kvm', '-cpu', 'host']
     else:
@@ -361,7 +367,8 @@ def qemu_command(args, console_log, results_log):
         cmd += numa_options(numa_nodes(args.append), memory, args.smp)
     append = 'console=%s panic=-1 harness.results=%s harness.mode=%s %s' % (
         m.console, m.results, args.mode, args.append)
-    cmd += ['-append', append.strip()]
+    if not args.firmware:
+        cmd += ['-append', append.strip()]
     if args.mode in ('check', 'bench'):
         cmd += ['-serial', 'file:' + console_log]
     else:
@@ -461,10 +468,12 @@ def cmd_summary(args):
 def add_boot_arguments(b):
     """The arguments of `ktest.py boot`, which run_guest() takes."""
     b.add_argument('--name', required=True)
-    b.add_argument('--kernel', required=True)
+    b.add_argument('--kernel')
     b.add_argument('--arch', default='amd64', choices=sorted(MACHINES))
     b.add_argument('--dtb', help='device tree for QEMU (-dtb)')
-    b.add_argument('--initrd', required=True)
+    b.add_argument('--initrd')
+    b.add_argument('--firmware', help='boot FIRMWARE (-bios) and the first '
+                   '--drive\'s bootloader instead of --kernel and --initrd')
     b.add_argument('--outdir', required=True)
     b.add_argument('--mode', default='check',
                    choices=['check', 'run', 'shell', 'bench'])
@@ -475,7 +484,9 @@ def add_boot_arguments(b):
     b.add_argument('--icount', action='store_true')
     b.add_argument('--cpu', help='QEMU CPU model under TCG (default qemu64)')
     b.add_argument('--append', default='')
-    b.add_argument('--drive', help='raw disk image, the guest\'s virtio disk')
+    b.add_argument('--drive', action='append',
+                   help='raw disk image, a virtio disk of the guest; again '
+                   'for another')
 
 
 def guest_args(**kw):
@@ -505,6 +516,11 @@ def main():
     s = sub.add_parser('summary')
     s.add_argument('verdicts', nargs='+')
     args = ap.parse_args()
+    if args.cmd == 'boot' and not args.firmware and \
+            not (args.kernel and args.initrd):
+        ap.error('boot: --kernel and --initrd, or --firmware and --drive')
+    if args.cmd == 'boot' and args.firmware and not args.drive:
+        ap.error('boot: --firmware boots the first --drive: give one')
     return {'boot': cmd_boot, 'analyze': cmd_analyze,
             'summary': cmd_summary}[args.cmd](args)
 

@@ -656,9 +656,10 @@ class DebianRun(unittest.TestCase):
 class Machines(unittest.TestCase):
     """Each Debian architecture's QEMU command: console, results channel."""
 
-    def command(self, arch, drive=None, append='x=1'):
+    def command(self, arch, drive=None, append='x=1', firmware=None):
         args = ktest.guest_args(arch=arch, kernel='K', initrd='I',
-                                append=append, drive=drive)
+                                append=append, drive=drive,
+                                firmware=firmware)
         return ktest.qemu_command(args, 'con.log', 'res.txt')
 
     def test_guest_args_are_boot_defaults(self):
@@ -667,9 +668,10 @@ class Machines(unittest.TestCase):
         args = ktest.guest_args(name='g', smp=1, icount=True)
         self.assertEqual((args.name, args.arch, args.mode, args.timeout,
                           args.memory, args.smp, args.icount, args.kvm,
-                          args.cpu, args.dtb, args.drive, args.append),
+                          args.cpu, args.dtb, args.drive, args.append,
+                          args.firmware),
                          ('g', 'amd64', 'check', 900, '1G', 1, True, False,
-                          None, None, None, ''))
+                          None, None, None, '', None))
         with self.assertRaisesRegex(TypeError, 'no such argument arc'):
             ktest.guest_args(arc='amd64')
 
@@ -695,9 +697,20 @@ class Machines(unittest.TestCase):
         self.assertNotIn('-drive', self.command('amd64'))
 
     def test_virtio_disk(self):
-        cmd = self.command('amd64', drive='d.img')
-        self.assertEqual(cmd[cmd.index('-drive') + 1],
-                         'file=d.img,if=virtio,format=raw')
+        cmd = self.command('amd64', drive=['d.img', 'e.img'])
+        self.assertEqual([cmd[i + 1] for i, a in enumerate(cmd)
+                          if a == '-drive'],
+                         ['file=d.img,if=virtio,format=raw',
+                          'file=e.img,if=virtio,format=raw'])
+
+    def test_firmware_boots_the_disk(self):
+        # The disk's bootloader loads the kernel and gives its command line.
+        cmd = self.command('amd64', drive=['d.img'], firmware='OVMF.fd')
+        self.assertEqual(cmd[cmd.index('-bios') + 1], 'OVMF.fd')
+        for option in ('-kernel', '-initrd', '-append'):
+            self.assertNotIn(option, cmd)
+        self.assertEqual(cmd[-4:], ['-serial', 'file:con.log',
+                                    '-serial', 'file:res.txt'])
 
     def test_boot_asks_for_memory_and_cpu(self):
         cmd = self.command('amd64', append='harness.memory=3G y=2 '
