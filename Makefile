@@ -114,7 +114,7 @@ ARCHES_BOOTS := $(foreach a,$(ARCHES),arch-$(a) nonprof-$(a)) \
 
 export $(filter KERNEL_% DEBARCH_%,$(.VARIABLES))
 
-.PHONY: all deps check-deps tree export upstream-tree check arches treewide deb debian-run checkpatch run shell bench stress clean help
+.PHONY: all deps check-deps tree export upstream-tree check arches treewide deb repo debian-run lifecycle checkpatch run shell bench stress clean help
 
 all: help
 
@@ -125,7 +125,10 @@ help:
 	@echo "make treewide  scan the tree for risky uses of the converted names, compile them"
 	@echo "make deb    Debian packages of Debian's cloud kernel config + profiling"
 	@echo "            (DEB_CONFIG=generic: Debian's generic amd64 config)"
+	@echo "make repo   a signed apt repository of make deb's packages ($(B)/repo)"
 	@echo "make debian-run  install make deb's kernel on Debian 12, boot it with systemd"
+	@echo "make lifecycle  install, use, upgrade and remove the packages on Debian 12"
+	@echo "            booted through GRUB (UEFI)"
 	@echo "make shell   the same kernel with an interactive shell"
 	@echo "make bench   measure profiling's overhead (ICOUNT=1: instruction counts;"
 	@echo "            UPSTREAM=1: upstream 6.12's implementation beside ours)"
@@ -193,7 +196,7 @@ treewide: tree
 DEB_CONFIG ?= cloud
 DEB_FLAVOUR_cloud   := cloud-amd64
 DEB_FLAVOUR_generic := amd64
-ifneq ($(filter deb debian-run,$(MAKECMDGOALS)),)
+ifneq ($(filter deb repo debian-run lifecycle,$(MAKECMDGOALS)),)
 ifeq ($(DEB_FLAVOUR_$(DEB_CONFIG)),)
 $(error DEB_CONFIG must be cloud or generic)
 endif
@@ -203,6 +206,13 @@ deb: tree
 	@harness/deps.sh deb $(TOOLS)
 	@harness/deb.sh $(TREE) $(DEB_OUT) $(DEB_FLAVOUR_$(DEB_CONFIG))
 
+# A signed apt repository of make deb's packages (REPO_DIR), for a fleet:
+# each run adds the packages of the last make deb to it.
+REPO_DIR ?= $(B)/repo
+repo: deb
+	@harness/deps.sh repo $(TOOLS)
+	@harness/repo.sh $(DEB_OUT) $(REPO_DIR)
+
 # make deb's kernel installed with dpkg on a Debian 12 root file system
 # (made once from the archive, kept in $(B)/debian/) and booted with
 # systemd: the administrator's checks, profiling on and off.
@@ -210,6 +220,16 @@ debian-run: deb
 	@harness/deps.sh debian $(TOOLS)
 	@harness/debian-root.sh $(B)/debian/root.tar
 	@harness/debian-run.sh $(TREE) $(DEB_OUT) $(B)/debian/root.tar $(B)/debian-run-$(DEB_CONFIG)
+
+# The operator's lifecycle on Debian 12 booted through GRUB under UEFI:
+# install from make repo's kind of repository, use, apt upgrade to a
+# rebuild (DEB_OUT is left with the raised revision), lockdown, remove.
+LIFECYCLE_ROOT := $(B)/debian/lifecycle-root.tar
+LIFECYCLE_PACKAGES := grub-efi-amd64-bin,grub2-common,prometheus-node-exporter,curl
+lifecycle: deb
+	@harness/deps.sh lifecycle $(TOOLS)
+	@harness/debian-root.sh $(LIFECYCLE_ROOT) $(LIFECYCLE_PACKAGES)
+	@harness/lifecycle.sh $(TREE) $(DEB_OUT) $(LIFECYCLE_ROOT) $(B)/lifecycle-$(DEB_CONFIG)
 
 # The overhead table: kernels without and with profiling, one guest per
 # configuration and round. BENCH_ARGS passes --rounds, --repeat, --ms.

@@ -10,6 +10,8 @@
 #             (linux-config-6.1), dpkg-dev, fakeroot, debhelper, openssl
 #   repo      what make repo needs: apt-ftparchive (apt-utils), gpg
 #   debian    deb + what make debian-run needs: debootstrap, QEMU
+#   lifecycle debian + repo + what make lifecycle needs: the EFI firmware
+#             (ovmf), dosfstools, mtools, fdisk
 #   upstream  build + upstream's implementation (linux-source-6.12)
 # Installs packages (as root; does nothing when everything is there) and
 # never replaces one the host has, other than the pinned base package.
@@ -44,8 +46,12 @@ debian)
 		   debootstrap qemu-system-x86)
 	;;
 repo) packages=(apt-utils gpg xz-utils) ;;
+lifecycle)
+	packages+=("linux-config-${BASE_PACKAGE#linux-source-}" dpkg-dev fakeroot debhelper openssl
+		   debootstrap qemu-system-x86 apt-utils gpg ovmf dosfstools mtools fdisk)
+	;;
 upstream) packages+=(linux-source-6.12) ;;
-*) echo "deps: unknown role '$role': expected build, check, deb, repo, debian or upstream" >&2; exit 2 ;;
+*) echo "deps: unknown role '$role': expected build, check, deb, repo, debian, lifecycle or upstream" >&2; exit 2 ;;
 esac
 for arch in "${arches[@]}"; do
 	[ "$arch" = amd64 ] && continue

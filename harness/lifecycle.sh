@@ -2,8 +2,9 @@
 # An operator's whole lifecycle of the packages on Debian 12, booted
 # through GRUB under UEFI (Debian's OVMF):
 #   lifecycle.sh TREE DEBDIR ROOT_TARBALL OUT
-# ROOT_TARBALL (debian-root.sh, with Debian's own cloud kernel, GRUB's EFI
-# modules, prometheus-node-exporter and curl) becomes the root partition
+# ROOT_TARBALL (debian-root.sh, with GRUB's EFI modules,
+# prometheus-node-exporter and curl) and Debian's own kernel of the base's
+# ABI and FLAVOUR (from the archive) become the root partition
 # of a GPT disk whose EFI system partition holds a GRUB image that reads
 # the root's /boot/grub/grub.cfg, as update-grub writes it (before the
 # first update-grub: Debian's /vmlinuz). A second disk holds the apt
@@ -44,7 +45,9 @@ start=$(date +%s)
 export REPO_KEY_HOME=$out/repo-gnupg REPO_URL=file:/srv/allocprof
 repo_disk() {
 	"$here/repo.sh" "$debdir" "$out/repo" >/dev/null
-	mkfs.ext4 -q -F -L repo -d "$out/repo" "$out/repo.img" 1G
+	rm -f "$out/repo.img"
+	truncate -s 1G "$out/repo.img"
+	mkfs.ext4 -q -F -L repo -d "$out/repo" "$out/repo.img"
 }
 repo_disk
 
@@ -59,10 +62,13 @@ mkdir -p "$root/srv/allocprof"
 : >"$root/etc/apt/sources.list"
 echo FSTYPE=ext4 >"$root/etc/initramfs-tools/conf.d/fstype"
 # GRUB as Debian's grub-efi-amd64 would set it up, on the serial console.
+mkdir -p "$root/boot/grub"
 sed -e 's/^GRUB_TIMEOUT=.*/GRUB_TIMEOUT=1/' \
 	-e 's/^GRUB_CMDLINE_LINUX=.*/GRUB_CMDLINE_LINUX="console=ttyS0"/' \
 	"$root/usr/share/grub/default/grub" >"$root/etc/default/grub"
 cat >"$out/embedded.cfg" <<'EOF'
+insmod part_gpt
+insmod ext2
 search --no-floppy --label --set=root debian
 if [ -f /boot/grub/grub.cfg ]; then
 	configfile /boot/grub/grub.cfg
@@ -71,11 +77,27 @@ linux /vmlinuz root=LABEL=debian ro console=ttyS0
 initrd /initrd.img
 boot
 EOF
+# Debian's own kernel of the base's ABI (from the archive's security
+# suite, which debootstrap does not read), installed as its package is;
+# then GRUB's EFI image, made by the root's own grub-mkstandalone. In a
+# mount namespace of its own, so the mounts go away with it.
+debian_image=linux-image-$BASE_ABI-$flavour
+(cd "$root/tmp" && apt-get download -q -o APT::Sandbox::User=root "$debian_image" >/dev/null)
 cp "$out/embedded.cfg" "$root/tmp/embedded.cfg"
-chroot "$root" grub-mkstandalone -O x86_64-efi -o /tmp/BOOTX64.EFI \
-	"boot/grub/grub.cfg=/tmp/embedded.cfg"
+echo "lifecycle: $debian_image and GRUB in the root (log $out/root.log)"
+if ! unshare --mount --propagation private -- /bin/sh -ec '
+	mount -t proc proc "$1/proc"
+	mount -t sysfs sys "$1/sys"
+	mount --rbind /dev "$1/dev"
+	chroot "$1" sh -c "dpkg -i /tmp/$2_*.deb"
+	chroot "$1" grub-mkstandalone -O x86_64-efi -o /tmp/BOOTX64.EFI \
+		boot/grub/grub.cfg=/tmp/embedded.cfg' sh "$root" "$debian_image" \
+	>"$out/root.log" 2>&1; then
+	tail -n 20 "$out/root.log" >&2
+	exit 1
+fi
 mv "$root/tmp/BOOTX64.EFI" "$out/"
-rm "$root/tmp/embedded.cfg"
+rm "$root/tmp/embedded.cfg" "$root/tmp/$debian_image"_*.deb
 
 # The checks, run at each boot.
 install -m 0755 "$here/debian/allocprof-check" "$root/usr/local/sbin/"
@@ -93,7 +115,8 @@ ln -s /etc/systemd/system/allocprof-lifecycle.service \
 mkfs.vfat -C "$out/esp.img" 65536 >/dev/null
 mmd -i "$out/esp.img" ::/EFI ::/EFI/BOOT
 mcopy -i "$out/esp.img" "$out/BOOTX64.EFI" ::/EFI/BOOT/BOOTX64.EFI
-mkfs.ext4 -q -F -L debian -d "$root" "$out/root.img" 6G
+truncate -s 6G "$out/root.img"
+mkfs.ext4 -q -F -L debian -d "$root" "$out/root.img"
 rm -rf "$root"
 truncate -s $((1 + 64 + 6 * 1024 + 1))M "$out/disk.img"
 sfdisk -q "$out/disk.img" <<EOF
