@@ -83,6 +83,9 @@ if [ -z "$boots_only" ]; then
 	echo "check: allocinfo tool tests"
 	verdicts+=("$out/allocinfo-tool.json")
 	/usr/bin/python3 "$here/test_allocinfo_tool.py" --tree "$tree" --verdict "$out/allocinfo-tool.json"
+	echo "check: packages and repository"
+	verdicts+=("$out/packaging.json")
+	/usr/bin/python3 "$here/test_packaging.py" --tree "$tree" --verdict "$out/packaging.json"
 	echo "check: documentation"
 	verdicts+=("$out/docs.json")
 	/usr/bin/python3 "$here/docs.py" . "$tree" build/docs "$out/docs.json"

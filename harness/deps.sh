@@ -4,8 +4,9 @@
 # ROLE:
 #   build     make tree and the kernel builds: the toolchain, the pinned
 #             base package (linux-source-6.1)
-#   check     build + what the tests run: QEMU, Sphinx; for each DEBARCH
-#             other than amd64 its cross compiler, C library and QEMU
+#   check     build + what the tests run: QEMU, Sphinx, dpkg-dev,
+#             debhelper, apt-utils, gpg (the packaging tests); for each
+#             DEBARCH other than amd64 its cross compiler, C library, QEMU
 #   deb       build + what make deb needs: Debian's kernel configurations
 #             (linux-config-6.1), dpkg-dev, fakeroot, debhelper, openssl
 #   repo      what make repo needs: apt-ftparchive (apt-utils), gpg
@@ -37,7 +38,8 @@ arches=()
 case $role in
 build) ;;
 check)
-	packages+=(qemu-system-x86 python3-sphinx python3-sphinx-rtd-theme)
+	packages+=(qemu-system-x86 python3-sphinx python3-sphinx-rtd-theme
+		   dpkg-dev debhelper apt-utils gpg)
 	arches=(amd64 "$@")
 	;;
 deb) packages+=("linux-config-${BASE_PACKAGE#linux-source-}" dpkg-dev fakeroot debhelper openssl) ;;
