@@ -121,6 +121,7 @@ all: help
 help:
 	@echo "make check   build the test kernels, boot them, run all tests"
 	@echo "make run     build the realistic kernel, boot it, run a workload"
+	@echo "make shell   the same kernel with an interactive shell"
 	@echo "make arches  build and boot on each of Debian's nine architectures"
 	@echo "make treewide  scan the tree for risky uses of the converted names, compile them"
 	@echo "make deb    Debian packages of Debian's cloud kernel config + profiling"
@@ -129,7 +130,6 @@ help:
 	@echo "make debian-run  install make deb's kernel on Debian 12, boot it with systemd"
 	@echo "make lifecycle  install, use, upgrade and remove the packages on Debian 12"
 	@echo "            booted through GRUB (UEFI)"
-	@echo "make shell   the same kernel with an interactive shell"
 	@echo "make bench   measure profiling's overhead (ICOUNT=1: instruction counts;"
 	@echo "            UPSTREAM=1: upstream 6.12's implementation beside ours)"
 	@echo "make stress  the stress test for STRESS_SECONDS (600) in STRESS_KERNEL (test)"
