@@ -13,7 +13,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 tree=$1 debdir=$2 tarball=$3 out=$4
 py=/usr/bin/python3
 
-image=$(grep -E '^linux-image-[^_]*_' "$debdir/packages" | grep -v -- '-dbg_') || {
+# The kernel image (its release starts with a digit), not the meta-package.
+image=$(grep -E '^linux-image-[0-9][^_]*_' "$debdir/packages" | grep -v -- '-dbg_') || {
 	echo "debian-run: no linux-image package in $debdir (run make deb)" >&2
 	exit 1
 }
