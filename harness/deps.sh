@@ -33,9 +33,9 @@ build=(
 	build-essential bc bison flex libelf-dev libssl-dev dwarves
 	cpio xz-utils kmod rsync git perl python3 ccache file
 )
-deb=("linux-config-${BASE_PACKAGE#linux-source-}" dpkg-dev fakeroot debhelper openssl)
-repo=(apt-utils gpg xz-utils)
-debian=(debootstrap qemu-system-x86)
+deb_packages=("linux-config-${BASE_PACKAGE#linux-source-}" dpkg-dev fakeroot debhelper openssl)
+repo_packages=(apt-utils gpg xz-utils)
+debian_packages=(debootstrap qemu-system-x86)
 packages=("${build[@]}")
 arches=()
 case $role in
@@ -45,10 +45,10 @@ check)
 		   dpkg-dev debhelper apt-utils gpg)
 	arches=(amd64 "$@")
 	;;
-deb) packages+=("${deb[@]}") ;;
-debian) packages+=("${deb[@]}" "${debian[@]}") ;;
-repo) packages=("${repo[@]}") ;;
-lifecycle) packages+=("${deb[@]}" "${debian[@]}" "${repo[@]}" ovmf dosfstools mtools fdisk) ;;
+deb) packages+=("${deb_packages[@]}") ;;
+debian) packages+=("${deb_packages[@]}" "${debian_packages[@]}") ;;
+repo) packages=("${repo_packages[@]}") ;;
+lifecycle) packages+=("${deb_packages[@]}" "${debian_packages[@]}" "${repo_packages[@]}" ovmf dosfstools mtools fdisk) ;;
 upstream) packages+=(linux-source-6.12) ;;
 *) echo "deps: unknown role '$role': expected build, check, deb, repo, debian, lifecycle or upstream" >&2; exit 2 ;;
 esac
