@@ -114,7 +114,7 @@ ARCHES_BOOTS := $(foreach a,$(ARCHES),arch-$(a) nonprof-$(a)) \
 
 export $(filter KERNEL_% DEBARCH_%,$(.VARIABLES))
 
-.PHONY: all deps check-deps tree export upstream-tree check arches treewide deb repo debian-run lifecycle checkpatch run shell bench stress clean help
+.PHONY: all deps check-deps tree export upstream-tree check arches treewide deb deb-boot repo debian-run lifecycle checkpatch run shell bench stress clean help
 
 all: help
 
@@ -125,7 +125,8 @@ help:
 	@echo "make arches  build and boot on each of Debian's nine architectures"
 	@echo "make treewide  scan the tree for risky uses of the converted names, compile them"
 	@echo "make deb    Debian packages of Debian's cloud kernel config + profiling"
-	@echo "            (DEB_CONFIG=generic: Debian's generic amd64 config)"
+	@echo "            (DEB_CONFIG=generic: Debian's generic config; DEB_ARCH=arm64)"
+	@echo "make deb-boot  boot make deb's packages in a busybox guest"
 	@echo "make repo   a signed apt repository of make deb's packages ($(B)/repo)"
 	@echo "make debian-run  install make deb's kernel on Debian 12, boot it with systemd"
 	@echo "make lifecycle  install, use, upgrade and remove the packages on Debian 12"
@@ -191,20 +192,36 @@ treewide: tree
 	@$(PY) harness/treewide.py compile $(TREE) $(B)/treewide/found.json \
 		$(B)/treewide/arm64 --arch arm64 --config defconfig --full
 
-# Debian packages (bindeb-pkg) of Debian 12's own amd64 configuration with
-# profiling: the cloud flavour, or DEB_CONFIG=generic for the generic one.
+# Debian packages (bindeb-pkg) of Debian 12's own configuration with
+# profiling: the cloud flavour, or DEB_CONFIG=generic for the generic one;
+# of amd64, or DEB_ARCH=arm64 (cross-built; make deb-boot boots it).
 DEB_CONFIG ?= cloud
-DEB_FLAVOUR_cloud   := cloud-amd64
-DEB_FLAVOUR_generic := amd64
-ifneq ($(filter deb repo debian-run lifecycle,$(MAKECMDGOALS)),)
-ifeq ($(DEB_FLAVOUR_$(DEB_CONFIG)),)
+DEB_ARCH ?= amd64
+DEB_FLAVOUR_cloud   := cloud-$(DEB_ARCH)
+DEB_FLAVOUR_generic := $(DEB_ARCH)
+ifneq ($(filter deb deb-boot repo debian-run lifecycle,$(MAKECMDGOALS)),)
+ifeq ($(filter cloud generic,$(DEB_CONFIG)),)
 $(error DEB_CONFIG must be cloud or generic)
 endif
+ifeq ($(filter amd64 arm64,$(DEB_ARCH)),)
+$(error DEB_ARCH must be amd64 or arm64)
 endif
-DEB_OUT := $(B)/deb-$(DEB_CONFIG)
+ifneq ($(filter repo debian-run lifecycle,$(MAKECMDGOALS)),)
+ifneq ($(DEB_ARCH),amd64)
+$(error make repo, debian-run and lifecycle are for DEB_ARCH=amd64)
+endif
+endif
+endif
+DEB_OUT := $(B)/deb-$(DEB_CONFIG)$(if $(filter-out amd64,$(DEB_ARCH)),-$(DEB_ARCH))
 deb: tree
-	@harness/deps.sh deb $(TOOLS)
-	@harness/deb.sh $(TREE) $(DEB_OUT) $(DEB_FLAVOUR_$(DEB_CONFIG))
+	@harness/deps.sh deb $(TOOLS) $(DEB_ARCH)
+	@DEBARCH=$(DEB_ARCH) TOOLS_DIR=$(TOOLS) harness/deb.sh $(TREE) $(DEB_OUT) $(DEB_FLAVOUR_$(DEB_CONFIG))
+
+# make deb's packages booted in the busybox guest of their architecture:
+# the kernel, modules and allocinfo of the packages.
+deb-boot: deb
+	@harness/deps.sh deb-boot $(TOOLS) $(DEB_ARCH)
+	@DEBARCH=$(DEB_ARCH) harness/deb-boot.sh $(TREE) $(DEB_OUT) $(DEB_OUT)-boot
 
 # A signed apt repository of make deb's packages (REPO_DIR), for a fleet:
 # each run adds the packages of the last make deb to it.
@@ -219,7 +236,7 @@ repo: deb
 debian-run: deb
 	@harness/deps.sh debian $(TOOLS)
 	@harness/debian-root.sh $(B)/debian/root.tar
-	@harness/debian-run.sh $(TREE) $(DEB_OUT) $(B)/debian/root.tar $(B)/debian-run-$(DEB_CONFIG)
+	@harness/debian-run.sh $(DEB_OUT) $(B)/debian/root.tar $(B)/debian-run-$(DEB_CONFIG)
 
 # The operator's lifecycle on Debian 12 booted through GRUB under UEFI:
 # install from make repo's kind of repository, use, apt upgrade to a

@@ -4,14 +4,19 @@
 # linux-image-allocprof-FLAVOUR and linux-headers-allocprof-FLAVOUR, which
 # depend on the kernel packages of RELEASE at VERSION.
 #   allocprof-deb.sh TREE OUT FLAVOUR RELEASE VERSION
-# Built by debhelper in OUT/allocprof; the packages are left in OUT.
+# Built by debhelper in OUT/allocprof, for DEBARCH (in the environment,
+# default amd64; another is cross-built: its build dependencies are the
+# cross compiler, not packages of that architecture, so they are not
+# checked); the packages are left in OUT.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/.." && pwd)
 # shellcheck source=../base.pin
 . "$here/../base.pin"
 tree=$1 out=$2 flavour=$3 release=$4 version=$5
-arch=$(dpkg --print-architecture)
+arch=${DEBARCH:-amd64}
+cross=()
+[ "$arch" = "$(dpkg --print-architecture)" ] || cross=(-a"$arch" -d)
 export DEBEMAIL=${DEBEMAIL:-alloc-tag@harness}
 export DEBFULLNAME=${DEBFULLNAME:-allocation profiling harness}
 export SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-1767225600}
@@ -44,7 +49,7 @@ allocprof ($version) bookworm; urgency=medium
 EOCHANGELOG
 # No allocinfo-dbgsym: a host installs the tool, not its debug symbols.
 if ! (cd "$src" && DEB_BUILD_OPTIONS="noddebs ${DEB_BUILD_OPTIONS:-}" \
-	dpkg-buildpackage -b -us -uc) >"$out/allocprof.log" 2>&1; then
+	dpkg-buildpackage -b -us -uc "${cross[@]}") >"$out/allocprof.log" 2>&1; then
 	tail -n 30 "$out/allocprof.log" >&2
 	echo "allocprof-deb: FAILED (see $out/allocprof.log)" >&2
 	exit 1

@@ -1,8 +1,11 @@
 #!/bin/bash
 # Debian packages of Debian's own kernel configuration with profiling.
 #   deb.sh TREE OUT FLAVOUR
-# FLAVOUR is one of Debian 12's amd64 flavours (cloud-amd64, amd64): its
-# configuration from the linux-config-6.1 package, plus
+# FLAVOUR is one of Debian 12's flavours of DEBARCH (in the environment,
+# default amd64; cloud-amd64, amd64, cloud-arm64, arm64): its
+# configuration from the linux-config-6.1 package (another architecture's,
+# unpacked by deps.sh into TOOLS_DIR/linux-config/DEBARCH; TOOLS_DIR
+# default build/tools), plus
 # configs/profiling.config and configs/deb.config. Prints every option that
 # differs from Debian's, builds with bindeb-pkg in OUT/kernel, then the
 # packages of packaging/ (allocprof-deb.sh: allocinfo and the
@@ -23,12 +26,20 @@ here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/.." && pwd)
 # shellcheck source=../base.pin
 . "$here/../base.pin"
+# shellcheck source=arch.sh
+. "$here/arch.sh"
 tree=$1 out=$2 flavour=$3
-debconfig=/usr/src/linux-config-${BASE_PACKAGE#linux-source-}/config.amd64_none_$flavour.xz
+config_package=linux-config-${BASE_PACKAGE#linux-source-}
+if [ "$DEBARCH" = amd64 ]; then
+	configdir=/usr/src/$config_package
+	config_version=$(dpkg-query -W -f='${Version}' "$config_package")
+else
+	configdir=${TOOLS_DIR:-build/tools}/linux-config/$DEBARCH
+	config_version=$(cat "$configdir/version" 2>/dev/null || true)
+fi
+debconfig=$configdir/config.${DEBARCH}_none_$flavour.xz
 [ -f "$debconfig" ] || { echo "deb: no $debconfig (flavour '$flavour')" >&2; exit 1; }
 # Debian's configuration of the pinned base, or say it is another's.
-config_package=linux-config-${BASE_PACKAGE#linux-source-}
-config_version=$(dpkg-query -W -f='${Version}' "$config_package")
 [ "$config_version" = "$BASE_VERSION" ] ||
 	echo "deb: WARNING: $config_package is $config_version, the base $BASE_VERSION" >&2
 revision=${DEB_REVISION:-$(git -C "$repo" rev-list --count HEAD)}
@@ -81,10 +92,12 @@ echo "CONFIG_MODULE_SIG_KEY=\"$key\"" >"$out/signing.config"
 frags=("$repo/configs/profiling.config" "$repo/configs/deb.config" "$out/signing.config")
 
 # Debian builds with gcc-12 (its CONFIG_CC_VERSION_TEXT says so): the same
-# compiler under the same name leaves that option as Debian has it.
-# KERNELRELEASE given, as Debian's own build gives it.
+# compiler under the same name leaves that option as Debian has it (a
+# cross compiler's name differs). KERNELRELEASE given, as Debian's own
+# build gives it.
 kmake() {
-	make -C "$tree" O="$obj" CC="ccache gcc-12" KERNELRELEASE="$release" \
+	make -C "$tree" O="$obj" ARCH="$KARCH" CROSS_COMPILE="$KCROSS" \
+		CC="ccache ${KCROSS}gcc-12" KERNELRELEASE="$release" \
 		-j"$(nproc)" "$@"
 }
 
@@ -104,7 +117,7 @@ fi
 # What differs from Debian's configuration: the options our fragments set,
 # and what Kconfig derives from them.
 xzcat "$debconfig" >"$out/debian.config"
-echo "deb: options that differ from Debian's config.amd64_none_$flavour:"
+echo "deb: options that differ from Debian's ${debconfig##*/}:"
 "$tree/scripts/diffconfig" "$out/debian.config" "$obj/.config" | tee "$out/changed.config"
 
 export KBUILD_BUILD_TIMESTAMP='Thu Jan  1 00:00:00 UTC 2026'

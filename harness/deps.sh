@@ -8,7 +8,12 @@
 #             debhelper, apt-utils, gpg (the packaging tests); for each
 #             DEBARCH other than amd64 its cross compiler, C library, QEMU
 #   deb       build + what make deb needs: Debian's kernel configurations
-#             (linux-config-6.1), dpkg-dev, fakeroot, debhelper, openssl
+#             (linux-config-6.1), dpkg-dev, fakeroot, debhelper, openssl;
+#             for a DEBARCH other than amd64 its cross compiler (gcc-12,
+#             as Debian builds with) and C library, and its
+#             linux-config-6.1, unpacked into TOOLS_DIR/linux-config/DEBARCH
+#   deb-boot  what make deb-boot needs: for each DEBARCH its QEMU,
+#             busybox (unpacked, as for check) and C library
 #   repo      what make repo needs: apt-ftparchive (apt-utils), gpg
 #   debian    deb + what make debian-run needs: debootstrap, QEMU
 #   lifecycle debian + repo + what make lifecycle needs: the EFI firmware
@@ -19,7 +24,7 @@
 # Programs a test needs from a package that would change the host are
 # unpacked into TOOLS_DIR instead: TOOLS_DIR/busybox/DEBARCH/busybox
 # (busybox-static, which would replace the host's busybox; check's
-# DEBARCHs and amd64) and TOOLS_DIR/promtool (from prometheus, which would
+# DEBARCHs and amd64, deb-boot's) and TOOLS_DIR/promtool (from prometheus, which would
 # start a Prometheus server). Those are downloaded with a private apt state
 # in TOOLS_DIR/apt, so the host's dpkg gets no foreign architecture.
 set -euo pipefail
@@ -38,6 +43,7 @@ repo_packages=(apt-utils gpg xz-utils)
 debian_packages=(debootstrap qemu-system-x86)
 packages=("${build[@]}")
 arches=()
+config_arches=()
 case $role in
 build) ;;
 check)
@@ -45,14 +51,33 @@ check)
 		   dpkg-dev debhelper apt-utils gpg)
 	arches=(amd64 "$@")
 	;;
-deb) packages+=("${deb_packages[@]}") ;;
+deb)
+	packages+=("${deb_packages[@]}")
+	for arch in "$@"; do
+		[ "$arch" = amd64 ] && continue
+		# shellcheck source=arch.sh
+		DEBARCH=$arch . "$here/arch.sh"
+		packages+=("gcc-12-${KCROSS%-}" "binutils-${KCROSS%-}" "libc6-dev-$arch-cross")
+		config_arches+=("$arch")
+	done
+	;;
+deb-boot)
+	packages=()
+	for arch in "$@"; do
+		# shellcheck source=arch.sh
+		DEBARCH=$arch . "$here/arch.sh"
+		packages+=("$QEMU_PACKAGE")
+		[ "$arch" = amd64 ] || packages+=("libc6-$arch-cross")
+		arches+=("$arch")
+	done
+	;;
 debian) packages+=("${deb_packages[@]}" "${debian_packages[@]}") ;;
 repo) packages=("${repo_packages[@]}") ;;
 lifecycle) packages+=("${deb_packages[@]}" "${debian_packages[@]}" "${repo_packages[@]}" ovmf dosfstools mtools fdisk) ;;
 upstream) packages+=(linux-source-6.12) ;;
-*) echo "deps: unknown role '$role': expected build, check, deb, repo, debian, lifecycle or upstream" >&2; exit 2 ;;
+*) echo "deps: unknown role '$role': expected build, check, deb, deb-boot, repo, debian, lifecycle or upstream" >&2; exit 2 ;;
 esac
-for arch in "${arches[@]}"; do
+[ "$role" = deb-boot ] || for arch in "${arches[@]}"; do
 	[ "$arch" = amd64 ] && continue
 	# shellcheck source=arch.sh
 	DEBARCH=$arch . "$here/arch.sh"
@@ -66,9 +91,16 @@ for p in "${packages[@]}"; do
 done
 have_base=$(dpkg-query -W -f='${Status} ${Version}' "$BASE_PACKAGE" 2>/dev/null || true)
 want_base=
-[ "$role" = repo ] || [ "$have_base" = "install ok installed $BASE_VERSION" ] ||
-	want_base=1
+case $role in repo|deb-boot) ;; *)
+	[ "$have_base" = "install ok installed $BASE_VERSION" ] || want_base=1 ;;
+esac
 unpack=()
+config_package=linux-config-${BASE_PACKAGE#linux-source-}
+for arch in "${config_arches[@]}"; do
+	[ -f "$tools/linux-config/$arch/version" ] &&
+		[ "$(cat "$tools/linux-config/$arch/version")" = "$BASE_VERSION" ] ||
+		unpack+=("$config_package:$arch=$BASE_VERSION")
+done
 for arch in "${arches[@]}"; do
 	[ -x "$tools/busybox/$arch/busybox" ] || unpack+=("busybox-static:$arch")
 done
@@ -116,7 +148,7 @@ state=$tools/apt
 mkdir -p "$state/lists/partial" "$state/cache/archives/partial" "$state/download"
 private=(-o "Dir::State::Lists=$state/lists" -o "Dir::Cache=$state/cache"
 	 -o Debug::NoLocking=1 -o APT::Sandbox::User=root)
-for arch in "${arches[@]}"; do
+for arch in "${arches[@]}" "${config_arches[@]}"; do
 	private+=(-o "APT::Architectures::=$arch")
 done
 echo "deps: downloading ${unpack[*]} (not installed)"
@@ -129,6 +161,15 @@ for arch in "${arches[@]}"; do
 	dpkg-deb --fsys-tarfile "$deb" | tar -xO ./bin/busybox >"$tools/busybox/$arch/busybox.tmp"
 	chmod 0755 "$tools/busybox/$arch/busybox.tmp"
 	mv "$tools/busybox/$arch/busybox.tmp" "$tools/busybox/$arch/busybox"
+done
+for arch in "${config_arches[@]}"; do
+	deb=$(ls "$state/download/${config_package}_"*"_$arch.deb")
+	rm -rf "$tools/linux-config/$arch"
+	mkdir -p "$tools/linux-config/$arch"
+	dpkg-deb --fsys-tarfile "$deb" |
+		tar -x -C "$tools/linux-config/$arch" --strip-components=4 \
+			"./usr/src/$config_package/"
+	echo "$BASE_VERSION" >"$tools/linux-config/$arch/version"
 done
 if deb=$(ls "$state/download"/prometheus_*.deb 2>/dev/null); then
 	dpkg-deb --fsys-tarfile "$deb" | tar -xO ./usr/bin/promtool >"$tools/promtool.tmp"

@@ -9,6 +9,8 @@
 # DEBARCH in the environment (arch.sh): a guest of that Debian architecture,
 # with its busybox from BUSYBOX_DIR/DEBARCH (deps.sh; default
 # build/tools/busybox).
+# INITRAMFS_ROOT in the environment: a directory copied over the guest's
+# root last (make deb-boot: files of the packages under test).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=arch.sh
@@ -37,6 +39,9 @@ if [ -n "$kout" ]; then
 				"$kout/certs/signing_key.x509" "$ko"
 		done
 	fi
+fi
+if [ -n "${INITRAMFS_ROOT:-}" ]; then
+	cp -a "$INITRAMFS_ROOT"/. "$stage/"
 fi
 mkdir -p "$(dirname "$out")"
 (cd "$stage" && find . -print0 | LC_ALL=C sort -z |
