@@ -24,9 +24,10 @@
 # Programs a test needs from a package that would change the host are
 # unpacked into TOOLS_DIR instead: TOOLS_DIR/busybox/DEBARCH/busybox
 # (busybox-static, which would replace the host's busybox; check's
-# DEBARCHs and amd64, deb-boot's) and TOOLS_DIR/promtool (from prometheus, which would
-# start a Prometheus server). Those are downloaded with a private apt state
-# in TOOLS_DIR/apt, so the host's dpkg gets no foreign architecture.
+# DEBARCHs and amd64, deb-boot's) and TOOLS_DIR/promtool (from
+# prometheus, which would start a Prometheus server). Those are
+# downloaded with a private apt state in TOOLS_DIR/apt, so the host's
+# dpkg gets no foreign architecture.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../base.pin
