@@ -4,8 +4,9 @@
 # ROOT_TARBALL (debian-root.sh) unpacked in OUT/root; the linux-image and
 # allocinfo packages of DEBDIR installed in it with dpkg -i (the kernel's
 # initramfs built by initramfs-tools); the checks of harness/debian/ (a
-# systemd unit) added; all of it made an ext4 disk. Boots it twice under QEMU from that virtio
-# disk: profiling on (all checks), and off with sysctl.vm.mem_profiling=0.
+# systemd unit) added; all of it made an ext4 disk. Boots it twice under
+# QEMU from that virtio disk: profiling on (all checks), and off with
+# sysctl.vm.mem_profiling=0.
 # Prints the checks' results, systemd-analyze's boot times, and
 # "N passed, N failed" last.
 set -euo pipefail

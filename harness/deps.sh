@@ -43,14 +43,20 @@ deb_packages=("linux-config-${BASE_PACKAGE#linux-source-}" dpkg-dev fakeroot deb
 repo_packages=(apt-utils gpg xz-utils)
 debian_packages=(debootstrap qemu-system-x86)
 packages=("${build[@]}")
-arches=()
+busybox_arches=()
 config_arches=()
 case $role in
 build) ;;
 check)
 	packages+=(qemu-system-x86 python3-sphinx python3-sphinx-rtd-theme
 		   dpkg-dev debhelper apt-utils gpg)
-	arches=(amd64 "$@")
+	busybox_arches=(amd64 "$@")
+	for arch in "$@"; do
+		[ "$arch" = amd64 ] && continue
+		# shellcheck source=arch.sh
+		DEBARCH=$arch . "$here/arch.sh"
+		packages+=("gcc-${KCROSS%-}" "libc6-dev-$arch-cross" "$QEMU_PACKAGE")
+	done
 	;;
 deb)
 	packages+=("${deb_packages[@]}")
@@ -69,7 +75,7 @@ deb-boot)
 		DEBARCH=$arch . "$here/arch.sh"
 		packages+=("$QEMU_PACKAGE")
 		[ "$arch" = amd64 ] || packages+=("libc6-$arch-cross")
-		arches+=("$arch")
+		busybox_arches+=("$arch")
 	done
 	;;
 debian) packages+=("${deb_packages[@]}" "${debian_packages[@]}") ;;
@@ -78,12 +84,6 @@ lifecycle) packages+=("${deb_packages[@]}" "${debian_packages[@]}" "${repo_packa
 upstream) packages+=(linux-source-6.12) ;;
 *) echo "deps: unknown role '$role': expected build, check, deb, deb-boot, repo, debian, lifecycle or upstream" >&2; exit 2 ;;
 esac
-[ "$role" = deb-boot ] || for arch in "${arches[@]}"; do
-	[ "$arch" = amd64 ] && continue
-	# shellcheck source=arch.sh
-	DEBARCH=$arch . "$here/arch.sh"
-	packages+=("gcc-${KCROSS%-}" "libc6-dev-$arch-cross" "$QEMU_PACKAGE")
-done
 
 missing=()
 for p in "${packages[@]}"; do
@@ -102,7 +102,7 @@ for arch in "${config_arches[@]}"; do
 		[ "$(cat "$tools/linux-config/$arch/version")" = "$BASE_VERSION" ] ||
 		unpack+=("$config_package:$arch=$BASE_VERSION")
 done
-for arch in "${arches[@]}"; do
+for arch in "${busybox_arches[@]}"; do
 	[ -x "$tools/busybox/$arch/busybox" ] || unpack+=("busybox-static:$arch")
 done
 [ "$role" = check ] && [ ! -x "$tools/promtool" ] && unpack+=(prometheus)
@@ -149,14 +149,14 @@ state=$tools/apt
 mkdir -p "$state/lists/partial" "$state/cache/archives/partial" "$state/download"
 private=(-o "Dir::State::Lists=$state/lists" -o "Dir::Cache=$state/cache"
 	 -o Debug::NoLocking=1 -o APT::Sandbox::User=root)
-for arch in "${arches[@]}" "${config_arches[@]}"; do
+for arch in "${busybox_arches[@]}" "${config_arches[@]}"; do
 	private+=(-o "APT::Architectures::=$arch")
 done
 echo "deps: downloading ${unpack[*]} (not installed)"
 apt_get "${private[@]}" update >/dev/null || echo "deps: apt-get update reported errors" >&2
 rm -f "$state/download"/*.deb
 (cd "$state/download" && apt_get "${private[@]}" download "${unpack[@]}" >/dev/null)
-for arch in "${arches[@]}"; do
+for arch in "${busybox_arches[@]}"; do
 	deb=$(ls "$state/download"/busybox-static_*_"$arch".deb 2>/dev/null) || continue
 	mkdir -p "$tools/busybox/$arch"
 	dpkg-deb --fsys-tarfile "$deb" | tar -xO ./bin/busybox >"$tools/busybox/$arch/busybox.tmp"
