@@ -41,8 +41,9 @@ KERNEL_benchoff  := $(KERNEL_benchprof),configs/profiling-off.config
 # earlier guests run: the test kernel's boots come first, the longest
 # builds (hardening, debug) next, and the last kernel built has the
 # shortest boot, so that little runs after the last build.
-CHECK_BOOTS       := test boot-never boot-off boot-compressed boot-bogus oom \
-		     hugetlb-hmm lockdown hardening debug arm64 nonprof
+CHECK_BOOTS       := test boot-never boot-off boot-compressed boot-pointers \
+		     boot-bogus oom \
+		     hugetlb-hmm lockdown hardening debug debug-index arm64 nonprof
 SHOW_MEM          := alloc_tag:show_mem_test
 BENCH             := alloc_tag:bench_test
 STRESS            := alloc_tag:stress_test
@@ -51,6 +52,9 @@ BOOT_arm64        := arm64|alloc_tag:allocinfo_test,alloc_tag:module_test|
 BOOT_nonprof      := nonprof|alloc_tag:noprof_test,alloc_tag:memcg_kmem_test,$(SHOW_MEM),$(BENCH)|
 # Page tags compressed (in page->flags), under the DEBUG checks.
 BOOT_debug        := debug|alloc_tag:allocinfo_test,alloc_tag:module_test,alloc_tag:memcg_kmem_test,$(SHOW_MEM),$(BENCH),$(STRESS)|sysctl.vm.mem_profiling=1,compressed
+# Page tags as 16-bit indices in page_ext (the default) under the DEBUG
+# checks: pages in use before page_ext are marked, no free warns.
+BOOT_debug-index  := debug|alloc_tag:allocinfo_test,$(SHOW_MEM)|kunit.enable=0
 # Two NUMA nodes; page_owner on, for page_owner_test; kmemleak_test last.
 BOOT_hardening    := hardening|alloc_tag:allocinfo_test,alloc_tag:hash_test,alloc_tag:module_test,alloc_tag:page_owner_test,$(STRESS),alloc_tag:kmemleak_test|harness.numa=2 page_owner=on
 BOOT_boot-never   := test|alloc_tag:boot_param_test,$(SHOW_MEM)|kunit.enable=0 sysctl.vm.mem_profiling=never
@@ -60,12 +64,16 @@ BOOT_boot-off     := test|alloc_tag:boot_param_test,$(SHOW_MEM),$(BENCH)|kunit.e
 # And kernel/fork.c's sites switched off from the command line.
 BOOT_boot-compressed := test|alloc_tag:boot_param_test,alloc_tag:allocinfo_test,alloc_tag:module_test,$(SHOW_MEM)|sysctl.vm.mem_profiling=1,compressed \
 		     alloc_tag.control=\"file kernel/fork.c -p\"
+# Page tags as pointers in page_ext, as upstream keeps them (the test
+# boot has 16-bit indices in page_ext, the default).
+BOOT_boot-pointers := test|alloc_tag:boot_param_test,alloc_tag:allocinfo_test,alloc_tag:module_test,$(SHOW_MEM)|sysctl.vm.mem_profiling=1,pointers
 # Junk values, each rejected in turn.
 BOOT_boot-bogus   := test|alloc_tag:boot_param_test,$(SHOW_MEM)|kunit.enable=0 \
 		     sysctl.vm.mem_profiling=nope sysctl.vm.mem_profiling= \
 		     sysctl.vm.mem_profiling=1junk sysctl.vm.mem_profiling=-1 \
 		     sysctl.vm.mem_profiling=NEVER \
 		     sysctl.vm.mem_profiling=1,compresed sysctl.vm.mem_profiling=0, \
+		     sysctl.vm.mem_profiling=1,pointer \
 		     alloc_tag.control=\"file\" alloc_tag.control=\"file x -p junk\"
 # A small guest for the OOM killer's report.
 BOOT_oom          := test|alloc_tag:oom_test|kunit.enable=0 mem=256M

@@ -51,6 +51,7 @@ static int boot_enable __initdata = -1;
 static DEFINE_MUTEX(mem_profiling_lock);
 
 DEFINE_STATIC_KEY_FALSE(mem_alloc_compressed_key);
+DEFINE_STATIC_KEY_FALSE(mem_alloc_page_ext_idx_key);
 unsigned long alloc_tag_kernel_count __ro_after_init;
 /*
  * Page tags compressed into page->flags: asked for on the command line,
@@ -59,6 +60,8 @@ unsigned long alloc_tag_kernel_count __ro_after_init;
  */
 static bool compressed_wanted __initdata =
 	!IS_ENABLED(CONFIG_MEM_ALLOC_PROFILING_ENABLED_BY_DEFAULT);
+/* Page tags as pointers in page_ext, for more module tags than indices. */
+static bool pointers_wanted __initdata;
 
 /**
  * alloc_tag_read - sum a tag's per-cpu counters
@@ -160,15 +163,22 @@ int mem_alloc_profiling_set(bool enable)
 	return 0;
 }
 
+/* Where page tags are asked to live, after the comma. */
+enum page_tags_wanted {
+	PAGE_TAGS_ANY,
+	PAGE_TAGS_COMPRESSED,
+	PAGE_TAGS_POINTERS,
+};
+
 /*
  * A value of sysctl.vm.mem_profiling= on the command line: "never", or a
  * boolean spelling of kstrtobool(), which upstream takes, but only as a
  * whole word ("1junk" and "nope" are junk, not 1 and 0); either may be
- * followed by ",compressed", as upstream spells it.
- * Return: 0 with @enable and @compressed set, 1 for "never", -EINVAL for
- * junk.
+ * followed by ",compressed", as upstream spells it, or ",pointers".
+ * Return: 0 with @enable and @where set, 1 for "never", -EINVAL for junk.
  */
-static int parse_boot_value(const char *str, bool *enable, bool *compressed)
+static int parse_boot_value(const char *str, bool *enable,
+			    enum page_tags_wanted *where)
 {
 	static const char * const words[][2] = {
 		{ "0", "1" }, { "n", "y" }, { "no", "yes" }, { "off", "on" },
@@ -178,9 +188,14 @@ static int parse_boot_value(const char *str, bool *enable, bool *compressed)
 	size_t len = comma ? comma - str : strlen(str);
 	unsigned int i, v;
 
-	if (comma && strcmp(comma, ",compressed"))
+	if (!comma)
+		*where = PAGE_TAGS_ANY;
+	else if (!strcmp(comma, ",compressed"))
+		*where = PAGE_TAGS_COMPRESSED;
+	else if (!strcmp(comma, ",pointers"))
+		*where = PAGE_TAGS_POINTERS;
+	else
 		return -EINVAL;
-	*compressed = comma;
 	if (len == 5 && !strncmp(str, "never", len))
 		return 1;
 	for (i = 0; i < ARRAY_SIZE(words); i++) {
@@ -206,37 +221,52 @@ static int parse_boot_value(const char *str, bool *enable, bool *compressed)
 static unsigned long module_idx_limit(void)
 {
 	return min_t(unsigned long, MODULE_IDX_MAX,
-		     PAGE_TAG_IDX_EMPTY - 1 - alloc_tag_kernel_count);
+		     page_tag_idx_empty() - 1 - alloc_tag_kernel_count);
 }
 
 /*
- * Compressed page tags: number vmlinux's tags and switch to them, if the
- * free bits of page->flags can hold every index. Called at the early
- * parameter's application, at page_ext's question and at the core
- * initcall, whichever is first; before any page is tagged.
+ * Where page tags live: indices in the free bits of page->flags if asked
+ * for and they can hold every index of vmlinux, else 16-bit indices in
+ * page_ext, else (or if asked for) pointers in page_ext. Index 0 is no
+ * tag, the largest marks untagged pages. Called at the early parameter's
+ * application, at page_ext's question and at the core initcall, whichever
+ * is first; before any page is tagged.
  */
-static bool __init page_tags_setup(void)
+static void __init page_tags_setup(void)
 {
 	static bool done __initdata;
 	unsigned long i, nr = __stop_alloc_tags - __start_alloc_tags;
 
-	if (done || !compressed_wanted || !mem_profiling_support)
-		return page_tags_compressed();
+	if (done || !mem_profiling_support)
+		return;
 	done = true;
 	alloc_tag_kernel_count = nr;
-	/* Index 0 is no tag, the largest marks untagged pages. */
-	if (nr + 1 >= PAGE_TAG_IDX_EMPTY) {
-		pr_warn("allocation profiling: page->flags has %d free bits, compressed page tags need %d for vmlinux's %lu tags: page tags kept in page_ext\n",
-			(int)PAGE_TAG_FREE_BITS, order_base_2(nr + 2), nr);
-		return false;
+	if (pointers_wanted) {
+		pr_info("allocation profiling: page tags are pointers in page_ext\n");
+		return;
+	}
+	if (compressed_wanted && nr + 1 < PAGE_TAG_IDX_EMPTY) {
+		static_branch_enable(&mem_alloc_compressed_key);
+		pr_info("allocation profiling: page tags compressed into %d of %d free page flag bits: %lu tags addressable, %lu in vmlinux\n",
+			(int)PAGE_TAG_IDX_BITS, (int)PAGE_TAG_FREE_BITS,
+			nr + module_idx_limit(), nr);
+	} else {
+		if (compressed_wanted)
+			pr_info("allocation profiling: page->flags has %d free bits, compressed page tags need %d for vmlinux's %lu tags\n",
+				(int)PAGE_TAG_FREE_BITS, order_base_2(nr + 2),
+				nr);
+		if (nr + 1 >= PAGE_EXT_TAG_IDX_EMPTY) {
+			pr_warn("allocation profiling: vmlinux's %lu tags do not fit 16-bit indices: page tags are pointers in page_ext\n",
+				nr);
+			return;
+		}
+		static_branch_enable(&mem_alloc_page_ext_idx_key);
+		page_alloc_tagging_ops.size = sizeof(u16);
+		pr_info("allocation profiling: page tags are 16-bit indices in page_ext: %lu tags addressable, %lu in vmlinux\n",
+			nr + module_idx_limit(), nr);
 	}
 	for (i = 0; i < nr; i++)
 		__start_alloc_tags[i].ct.flags |= (i + 1) << CODETAG_IDX_SHIFT;
-	static_branch_enable(&mem_alloc_compressed_key);
-	pr_info("allocation profiling: page tags compressed into %d of %d free page flag bits: %lu tags addressable, %lu in vmlinux\n",
-		(int)PAGE_TAG_IDX_BITS, (int)PAGE_TAG_FREE_BITS,
-		nr + module_idx_limit(), nr);
-	return true;
 }
 
 /*
@@ -245,11 +275,12 @@ static bool __init page_tags_setup(void)
  */
 static int __init setup_early_mem_profiling(char *str)
 {
-	bool enable = false, compressed = false;
-	int ret = parse_boot_value(str ?: "", &enable, &compressed);
+	enum page_tags_wanted where;
+	bool enable = false;
+	int ret = parse_boot_value(str ?: "", &enable, &where);
 
 	if (ret < 0) {
-		pr_err("sysctl.vm.mem_profiling=%s: expected 0, 1, never, y/n, yes/no, on/off, t/f or true/false, optionally followed by ,compressed; keeping the default (%d)\n",
+		pr_err("sysctl.vm.mem_profiling=%s: expected 0, 1, never, y/n, yes/no, on/off, t/f or true/false, optionally followed by ,compressed or ,pointers; keeping the default (%d)\n",
 		       str ?: "", mem_alloc_profiling_enabled());
 		return 0;
 	}
@@ -259,7 +290,9 @@ static int __init setup_early_mem_profiling(char *str)
 	}
 	boot_replays_pending++;
 	boot_enable = enable;
-	compressed_wanted = compressed || !enable;
+	pointers_wanted = where == PAGE_TAGS_POINTERS;
+	compressed_wanted = where == PAGE_TAGS_COMPRESSED ||
+			    (!enable && !pointers_wanted);
 	return 0;
 }
 early_param("sysctl.vm.mem_profiling", setup_early_mem_profiling);
@@ -288,7 +321,8 @@ static int mem_profiling_sysctl(struct ctl_table *table, int write,
 {
 	const char *value = buffer;
 	size_t len = *lenp;
-	bool replay = false, enable, compressed;
+	bool replay = false, enable;
+	enum page_tags_wanted where;
 	char word[24];
 	int err;
 
@@ -310,7 +344,7 @@ static int mem_profiling_sysctl(struct ctl_table *table, int write,
 	if (boot_replays_pending && len < sizeof(word)) {
 		memcpy(word, value, len);
 		word[len] = '\0';
-		replay = parse_boot_value(word, &enable, &compressed) >= 0;
+		replay = parse_boot_value(word, &enable, &where) >= 0;
 	}
 	if (replay) {
 		/* The command line's value, applied already: nothing to do. */
@@ -326,7 +360,7 @@ static int mem_profiling_sysctl(struct ctl_table *table, int write,
 	return 0;
 }
 
-/* Read-only: which of the two homes of page tags is in use. */
+/* Read-only: whether page tags live in page->flags. */
 static int mem_profiling_compressed_sysctl(struct ctl_table *table, int write,
 					   void *buffer, size_t *lenp,
 					   loff_t *ppos)
@@ -340,6 +374,26 @@ static int mem_profiling_compressed_sysctl(struct ctl_table *table, int write,
 	if (write)
 		return -EPERM;
 	return proc_dointvec(&t, 0, buffer, lenp, ppos);
+}
+
+/* Read-only: where page tags live, "none" without profiling. */
+static int mem_profiling_page_tags_sysctl(struct ctl_table *table, int write,
+					  void *buffer, size_t *lenp,
+					  loff_t *ppos)
+{
+	char *where = "page_ext_pointer";
+	struct ctl_table t;
+
+	if (write)
+		return -EPERM;
+	if (!mem_profiling_support)
+		where = "none";
+	else if (page_tags_compressed())
+		where = "page_flags";
+	else if (page_tags_page_ext_idx())
+		where = "page_ext_index";
+	t = (struct ctl_table){ .data = where, .maxlen = strlen(where) + 1 };
+	return proc_dostring(&t, 0, buffer, lenp, ppos);
 }
 
 static struct ctl_table mem_profiling_sysctls[] = {
@@ -356,6 +410,11 @@ static struct ctl_table mem_profiling_sysctls[] = {
 		.procname	= "mem_profiling_compressed",
 		.mode		= 0444,
 		.proc_handler	= mem_profiling_compressed_sysctl,
+	},
+	{
+		.procname	= "mem_profiling_page_tags",
+		.mode		= 0444,
+		.proc_handler	= mem_profiling_page_tags_sysctl,
 	},
 	{ }
 };
@@ -539,7 +598,7 @@ static void module_idx_assign(struct module_counters *mc,
 {
 	unsigned long limit = module_idx_limit(), first, slot, i;
 
-	if (!page_tags_compressed() || !nr)
+	if (!page_tags_indexed() || !nr)
 		return;
 	mutex_lock(&module_idx_lock);
 	if (!module_idx_used)
@@ -571,7 +630,7 @@ static void module_idx_assign(struct module_counters *mc,
 	return;
 full:
 	mutex_unlock(&module_idx_lock);
-	pr_warn("%s: no room for the compressed page tags of its %lu allocation call sites: its page allocations are not counted\n",
+	pr_warn("%s: no room for the page tag indices of its %lu allocation call sites: its page allocations are not counted (sysctl.vm.mem_profiling=1,pointers on the command line counts them)\n",
 		start->ct.modname, nr);
 }
 
@@ -749,7 +808,8 @@ static int __init alloc_tag_init(void)
 #endif
 	alloc_tag_control_init(cttype);
 	/* Compressed, nothing else marks the pages allocated until now. */
-	if (page_tags_setup())
+	page_tags_setup();
+	if (page_tags_compressed())
 		init_page_alloc_tagging();
 	register_sysctl_init("vm", mem_profiling_sysctls);
 	if (!proc_create_seq_private("allocinfo", 0400, NULL, &allocinfo_seq_op,
@@ -764,7 +824,8 @@ core_initcall(alloc_tag_init);
 /* page_ext for tags, unless they are compressed into page->flags. */
 static bool __init need_page_alloc_tagging(void)
 {
-	return mem_profiling_support && !page_tags_setup();
+	page_tags_setup();
+	return mem_profiling_support && !page_tags_compressed();
 }
 
 /* Clears an untagged page's tag to "deliberately untagged". */
@@ -774,6 +835,16 @@ static bool page_tag_mark_untagged(struct page *page)
 	struct page_tag_ref pt;
 	bool marked;
 
+	if (page_tags_page_ext_idx()) {
+		struct page_ext *page_ext = page_ext_get(page);
+
+		if (!page_ext)
+			return false;
+		marked = !cmpxchg(page_tag_idx_from_page_ext(page_ext), 0,
+				  (u16)PAGE_EXT_TAG_IDX_EMPTY);
+		page_ext_put(page_ext);
+		return marked;
+	}
 	if (page_tags_compressed()) {
 		old = READ_ONCE(page->flags);
 		do {
@@ -847,7 +918,7 @@ struct page_ext_operations page_alloc_tagging_ops = {
 };
 
 /*
- * Compressed with the DEBUG checks, a module tag without an index, or a
+ * Indices with the DEBUG checks, a module tag without an index, or a
  * call site flagged in the control file; any page while a site is flagged.
  */
 static noinline void pgalloc_tag_add_checked(struct page *page,
@@ -867,7 +938,7 @@ static noinline void pgalloc_tag_add_checked(struct page *page,
 	put_page_tag_ref(&pt);
 }
 
-/* Compressed with the DEBUG checks; any page while a site is flagged. */
+/* Indices with the DEBUG checks; any page while a site is flagged. */
 static noinline void pgalloc_tag_sub_checked(struct page *page,
 					     unsigned int nr)
 {
@@ -880,7 +951,8 @@ static noinline void pgalloc_tag_sub_checked(struct page *page,
 }
 
 /*
- * Page tags in page_ext: its lookup costs registers the others need not.
+ * Page tag pointers in page_ext: the lookup costs registers the others
+ * need not.
  * While some site is flagged, the checked path, which keeps the page for
  * the control file: here it would cost a register after the lookup.
  */
@@ -918,8 +990,36 @@ static noinline void pgalloc_tag_sub_page_ext(struct page *page,
 	}
 }
 
+/* Page tag indices in page_ext: the slot of a page being allocated or freed. */
+static inline bool page_ext_tag_idx_set(struct page *page, unsigned long idx)
+{
+	struct page_ext *page_ext = page_ext_get(page);
+
+	if (!page_ext)
+		return false;
+	WRITE_ONCE(*page_tag_idx_from_page_ext(page_ext), idx);
+	page_ext_put(page_ext);
+	return true;
+}
+
+static inline unsigned long page_ext_tag_idx_take(struct page *page)
+{
+	struct page_ext *page_ext = page_ext_get(page);
+	unsigned long idx;
+	u16 *slot;
+
+	if (!page_ext)
+		return 0;
+	slot = page_tag_idx_from_page_ext(page_ext);
+	idx = READ_ONCE(*slot);
+	if (idx)
+		WRITE_ONCE(*slot, 0);
+	page_ext_put(page_ext);
+	return idx;
+}
+
 /*
- * Compressed, a free page's index is 0. The new page is ours alone: the
+ * As indices, a free page's index is 0. The new page is ours alone: the
  * page allocator updates its flags without atomics here too
  * (prep_compound_page()). A concurrent TestSetPageHWPoison() from
  * memory_failure() can be lost in this window, as in the base's own
@@ -933,7 +1033,7 @@ void __pgalloc_tag_add(struct page *page, unsigned int nr)
 	unsigned long idx;
 	unsigned int flags;
 
-	if (!page_tags_compressed()) {
+	if (!page_tags_indexed()) {
 		pgalloc_tag_add_page_ext(page, nr);
 		return;
 	}
@@ -951,19 +1051,22 @@ void __pgalloc_tag_add(struct page *page, unsigned int nr)
 		pgalloc_tag_add_checked(page, tag, nr);
 		return;
 	}
-	page->flags |= idx << PAGE_TAG_IDX_PGOFF;
+	if (page_tags_compressed())
+		page->flags |= idx << PAGE_TAG_IDX_PGOFF;
+	else if (!page_ext_tag_idx_set(page, idx))
+		return;
 	counters = tag->counters;
 	this_cpu_add(counters->bytes, PAGE_SIZE * nr);
 	this_cpu_inc(counters->calls);
 }
 
-/* Compressed, without atomics, as free_pages_prepare(): the page is ours. */
+/* As indices, without atomics, as free_pages_prepare(): the page is ours. */
 void __pgalloc_tag_sub(struct page *page, unsigned int nr)
 {
 	struct alloc_tag_counters __percpu *counters;
 	unsigned long idx;
 
-	if (!page_tags_compressed()) {
+	if (!page_tags_indexed()) {
 		pgalloc_tag_sub_page_ext(page, nr);
 		return;
 	}
@@ -973,10 +1076,15 @@ void __pgalloc_tag_sub(struct page *page, unsigned int nr)
 		pgalloc_tag_sub_checked(page, nr);
 		return;
 	}
-	idx = page_tag_idx(page);
+	if (page_tags_compressed()) {
+		idx = page_tag_idx(page);
+		if (idx)
+			page->flags &= ~PAGE_TAG_IDX_MASK;
+	} else {
+		idx = page_ext_tag_idx_take(page);
+	}
 	if (!idx)
 		return;
-	page->flags &= ~PAGE_TAG_IDX_MASK;
 	counters = ct_to_alloc_tag(page_tag_idx_to_ct(idx))->counters;
 	this_cpu_sub(counters->bytes, PAGE_SIZE * nr);
 	this_cpu_dec(counters->calls);

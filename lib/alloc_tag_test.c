@@ -531,10 +531,12 @@ static void test_tag_names_the_caller(struct kunit *test)
 }
 
 /*
- * page_ext holds a tag reference per page and nothing else for us: its
- * shared flags word is there only for the users that need it (page_owner,
- * page_idle on 32-bit), when they are enabled. Tags come last. With page
- * tags compressed, page_ext holds nothing of ours.
+ * page_ext holds a tag per page and nothing else for us: a 16-bit index,
+ * or a pointer with sysctl.vm.mem_profiling=1,pointers; nothing with page
+ * tags compressed. Its shared flags word is there only for the users that
+ * need it (page_owner, page_idle on 32-bit), when they are enabled. Tags
+ * come last; an entry is as long as its users' alignment asks, so an
+ * index alone makes entries of 2 bytes.
  */
 static void test_page_ext_size(struct kunit *test)
 {
@@ -551,53 +553,84 @@ static void test_page_ext_size(struct kunit *test)
 	if (!static_branch_likely(&page_table_check_disabled))
 		others += page_table_check_ops.size;
 #endif
+	unsigned long tag_size = sizeof(union codetag_ref);
+
 	if (flags)
 		others += sizeof(struct page_ext);
 	if (page_tags_compressed()) {
 		KUNIT_EXPECT_EQ(test, page_ext_size, others);
 		return;
 	}
+	if (page_tags_page_ext_idx())
+		tag_size = 2;
+	KUNIT_EXPECT_EQ(test, page_alloc_tagging_ops.size, tag_size);
 	KUNIT_EXPECT_EQ(test, page_alloc_tagging_ops.offset, others);
-	KUNIT_EXPECT_EQ(test, page_ext_size, others + sizeof(union codetag_ref));
+	if (others)
+		KUNIT_EXPECT_EQ(test, page_ext_size,
+				ALIGN(others + tag_size, sizeof(long)));
+	else
+		KUNIT_EXPECT_EQ(test, page_ext_size, tag_size);
+}
+
+/* The index a page holds, in page->flags or in its page_ext. */
+static unsigned long page_idx_held(struct kunit *test, struct page *page)
+{
+	struct page_ext *page_ext;
+	unsigned long idx;
+
+	if (page_tags_compressed())
+		return (page->flags & PAGE_TAG_IDX_MASK) >> PAGE_TAG_IDX_PGOFF;
+	page_ext = page_ext_get(page);
+	KUNIT_ASSERT_NOT_NULL(test, page_ext);
+	idx = *page_tag_idx_from_page_ext(page_ext);
+	page_ext_put(page_ext);
+	return idx;
 }
 
 /*
- * Compressed page tags: a page holds its line's index in the free bits of
- * page->flags, between the page flags and the LRU fields; freeing clears
- * it. Index i + 1 is vmlinux's tag i, module tags come after.
+ * Page tags as indices: a page holds its line's index in the free bits of
+ * page->flags (compressed), between the page flags and the LRU fields, or
+ * in 16 bits of its page_ext; freeing clears it. Index i + 1 is vmlinux's
+ * tag i, module tags come after.
  */
-static void test_compressed_page_tags(struct kunit *test)
+static void test_page_tag_indices(struct kunit *test)
 {
 	unsigned long idx, pos;
 	struct alloc_tag *tag;
 	struct page *page;
 	unsigned int line;
 
-	if (!page_tags_compressed())
-		kunit_skip(test, "page tags in page_ext");
-	KUNIT_EXPECT_GE(test, PAGE_TAG_IDX_PGOFF, NR_PAGEFLAGS);
-	KUNIT_EXPECT_EQ(test, PAGE_TAG_IDX_PGOFF + PAGE_TAG_IDX_BITS,
-			LRU_REFS_PGOFF);
+	if (!page_tags_indexed())
+		kunit_skip(test, "page tags are pointers in page_ext");
+	if (page_tags_compressed()) {
+		KUNIT_EXPECT_GE(test, PAGE_TAG_IDX_PGOFF, NR_PAGEFLAGS);
+		KUNIT_EXPECT_EQ(test, PAGE_TAG_IDX_PGOFF + PAGE_TAG_IDX_BITS,
+				LRU_REFS_PGOFF);
+		KUNIT_EXPECT_EQ(test, page_tag_idx_empty(), PAGE_TAG_IDX_EMPTY);
+	} else {
+		KUNIT_EXPECT_EQ(test, page_tag_idx_empty(), 65535UL);
+	}
 	KUNIT_EXPECT_EQ(test, alloc_tag_kernel_count,
 			(unsigned long)(__stop_alloc_tags - __start_alloc_tags));
-	KUNIT_EXPECT_LT(test, alloc_tag_kernel_count + 1, PAGE_TAG_IDX_EMPTY);
+	KUNIT_EXPECT_LT(test, alloc_tag_kernel_count + 1, page_tag_idx_empty());
 
 	page = alloc_pages(GFP_KERNEL, 1); line = __LINE__;
 	KUNIT_ASSERT_NOT_NULL(test, page);
 	tag = tag_at(test, line);
 	idx = alloc_tag_idx(tag);
-	KUNIT_EXPECT_EQ(test, (page->flags & PAGE_TAG_IDX_MASK) >> PAGE_TAG_IDX_PGOFF, idx);
+	KUNIT_EXPECT_NE(test, idx, 0UL);
+	KUNIT_EXPECT_EQ(test, page_idx_held(test, page), idx);
 	KUNIT_EXPECT_PTR_EQ(test, page_tag_idx_to_ct(idx), &tag->ct);
 	if (tag >= __start_alloc_tags && tag < __stop_alloc_tags) {
 		pos = tag - __start_alloc_tags;
 		KUNIT_EXPECT_EQ(test, idx, pos + 1);
 	} else {
 		KUNIT_EXPECT_GT(test, idx, alloc_tag_kernel_count);
-		KUNIT_EXPECT_LT(test, idx, PAGE_TAG_IDX_EMPTY);
+		KUNIT_EXPECT_LT(test, idx, page_tag_idx_empty());
 	}
 	expect_charged(test, tag, 2 * PAGE, 1);
 	__free_pages(page, 1);
-	KUNIT_EXPECT_EQ(test, page_tag_idx(page), 0UL);
+	KUNIT_EXPECT_EQ(test, page_idx_held(test, page), 0UL);
 	expect_charged(test, tag, 0, 0);
 }
 
@@ -621,7 +654,7 @@ static struct kunit_case alloc_tag_test_cases[] = {
 	KUNIT_CASE(test_toggle),
 	KUNIT_CASE(test_tag_names_the_caller),
 	KUNIT_CASE(test_page_ext_size),
-	KUNIT_CASE(test_compressed_page_tags),
+	KUNIT_CASE(test_page_tag_indices),
 	{}
 };
 

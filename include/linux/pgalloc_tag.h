@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Page allocation tags: the page allocator keeps the tag that charged a
- * page with the page, so that freeing the page uncharges it: in the
- * page's page_ext, or, compressed, as the tag's index in spare bits of
- * page->flags. For mm internals; callers use the gfp.h entry points.
+ * page with the page, so that freeing the page uncharges it: as the tag's
+ * index, in spare bits of page->flags (compressed) or in 16 bits of the
+ * page's page_ext, or as a pointer in page_ext. For mm internals; callers
+ * use the gfp.h entry points.
  */
 #ifndef _LINUX_PGALLOC_TAG_H
 #define _LINUX_PGALLOC_TAG_H
@@ -23,11 +24,6 @@ static inline union codetag_ref *codetag_ref_from_page_ext(struct page_ext *page
 	return (void *)page_ext + page_alloc_tagging_ops.offset;
 }
 
-static inline struct page_ext *page_ext_from_codetag_ref(union codetag_ref *ref)
-{
-	return (void *)ref - page_alloc_tagging_ops.offset;
-}
-
 /*
  * Compressed page tags: the bits of page->flags between the page flags
  * and the LRU generation, KASAN, last-cpupid, zone, node and section
@@ -45,12 +41,32 @@ static inline struct page_ext *page_ext_from_codetag_ref(union codetag_ref *ref)
 #define PAGE_TAG_IDX_EMPTY	((1UL << PAGE_TAG_IDX_BITS) - 1)
 #define PAGE_TAG_IDX_MASK	(PAGE_TAG_IDX_EMPTY << PAGE_TAG_IDX_PGOFF)
 
-DECLARE_STATIC_KEY_FALSE(mem_alloc_compressed_key);
+/* In page_ext, an index takes 16 bits; the largest marks untagged pages. */
+#define PAGE_EXT_TAG_IDX_EMPTY	((unsigned long)U16_MAX)
 
-/* Chosen at boot, before any page is tagged; never changes after. */
+DECLARE_STATIC_KEY_FALSE(mem_alloc_compressed_key);
+DECLARE_STATIC_KEY_FALSE(mem_alloc_page_ext_idx_key);
+
+/* Chosen at boot, before any page is tagged; never change after. */
 static inline bool page_tags_compressed(void)
 {
 	return static_branch_likely(&mem_alloc_compressed_key);
+}
+
+static inline bool page_tags_page_ext_idx(void)
+{
+	return static_branch_likely(&mem_alloc_page_ext_idx_key);
+}
+
+/* Page tags are indices, in page->flags or in page_ext. */
+static inline bool page_tags_indexed(void)
+{
+	return page_tags_compressed() || page_tags_page_ext_idx();
+}
+
+static inline unsigned long page_tag_idx_empty(void)
+{
+	return page_tags_compressed() ? PAGE_TAG_IDX_EMPTY : PAGE_EXT_TAG_IDX_EMPTY;
 }
 
 /* Index i + 1 is vmlinux's tag i; module tags follow. */
@@ -67,13 +83,18 @@ static inline unsigned long page_tag_idx(struct page *page)
 	return (READ_ONCE(page->flags) & PAGE_TAG_IDX_MASK) >> PAGE_TAG_IDX_PGOFF;
 }
 
+static inline u16 *page_tag_idx_from_page_ext(struct page_ext *page_ext)
+{
+	return (void *)page_ext + page_alloc_tagging_ops.offset;
+}
+
 static inline struct codetag *page_tag_idx_to_ct(unsigned long idx)
 {
 	if (!idx)
 		return NULL;
 	if (likely(idx <= alloc_tag_kernel_count))
 		return &__start_alloc_tags[idx - 1].ct;
-	if (idx == PAGE_TAG_IDX_EMPTY)
+	if (idx == page_tag_idx_empty())
 		return CODETAG_EMPTY;
 	return alloc_tag_module_ct(idx);
 }
@@ -83,7 +104,7 @@ static inline unsigned long page_tag_ct_to_idx(struct codetag *ct)
 	if (!ct)
 		return 0;
 	if (ct == CODETAG_EMPTY)
-		return PAGE_TAG_IDX_EMPTY;
+		return page_tag_idx_empty();
 	return alloc_tag_idx(ct_to_alloc_tag(ct));
 }
 
@@ -98,12 +119,12 @@ static inline void page_tag_set_idx(struct page *page, unsigned long idx)
 }
 
 /*
- * Whether a page can remember @tag: compressed, a module tag has an index
- * only if there was room for the module's tags (see lib/alloc_tag.c).
+ * Whether a page can remember @tag: as indices, a module tag has one only
+ * if there was room for the module's tags (see lib/alloc_tag.c).
  */
 static inline bool page_tag_storable(struct alloc_tag *tag)
 {
-	if (!page_tags_compressed() || !tag || alloc_tag_idx(tag))
+	if (!page_tags_indexed() || !tag || alloc_tag_idx(tag))
 		return true;
 	alloc_tag_set_inaccurate(tag);
 	return false;
@@ -111,43 +132,53 @@ static inline bool page_tag_storable(struct alloc_tag *tag)
 
 /*
  * A page's tag, as a codetag_ref that alloc_tag_add() and alloc_tag_sub()
- * update: the page_ext slot itself, or a copy of the compressed index
- * that put_page_tag_ref() writes back.
+ * update: the page_ext pointer itself, or a copy of the index that
+ * put_page_tag_ref() writes back.
  */
 struct page_tag_ref {
 	union codetag_ref *ref;
 	union codetag_ref copy;
 	struct codetag *orig;
 	struct page *page;
+	struct page_ext *page_ext;
 };
 
 /* False if the page has no tag slot; else put_page_tag_ref(), no sleeping. */
 static inline bool get_page_tag_ref(struct page *page, struct page_tag_ref *pt)
 {
-	struct page_ext *page_ext;
+	unsigned long idx;
 
+	pt->page_ext = NULL;
 	if (page_tags_compressed()) {
 		pt->page = page;
-		pt->orig = page_tag_idx_to_ct(page_tag_idx(page));
-		pt->copy.ct = pt->orig;
-		pt->ref = &pt->copy;
-		return true;
+		idx = page_tag_idx(page);
+	} else {
+		pt->page_ext = page_ext_get(page);
+		if (!pt->page_ext)
+			return false;
+		if (!page_tags_page_ext_idx()) {
+			pt->ref = codetag_ref_from_page_ext(pt->page_ext);
+			return true;
+		}
+		idx = READ_ONCE(*page_tag_idx_from_page_ext(pt->page_ext));
 	}
-	page_ext = page_ext_get(page);
-	if (!page_ext)
-		return false;
-	pt->ref = codetag_ref_from_page_ext(page_ext);
+	pt->orig = page_tag_idx_to_ct(idx);
+	pt->copy.ct = pt->orig;
+	pt->ref = &pt->copy;
 	return true;
 }
 
 static inline void put_page_tag_ref(struct page_tag_ref *pt)
 {
-	if (page_tags_compressed()) {
-		if (pt->copy.ct != pt->orig)
+	if (page_tags_indexed() && pt->copy.ct != pt->orig) {
+		if (pt->page_ext)
+			WRITE_ONCE(*page_tag_idx_from_page_ext(pt->page_ext),
+				   page_tag_ct_to_idx(pt->copy.ct));
+		else
 			page_tag_set_idx(pt->page, page_tag_ct_to_idx(pt->copy.ct));
-		return;
 	}
-	page_ext_put(page_ext_from_codetag_ref(pt->ref));
+	if (pt->page_ext)
+		page_ext_put(pt->page_ext);
 }
 
 void __pgalloc_tag_add(struct page *page, unsigned int nr);

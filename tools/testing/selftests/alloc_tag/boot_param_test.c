@@ -4,8 +4,9 @@
  * the test kernel once per value; the test reads /proc/cmdline to know
  * which value it got. Besides 0, 1 and never, the kernel takes the
  * boolean words of upstream's parameter (kstrtobool), whole, and
- * ",compressed" after any of them, as upstream spells it. The commands of
- * alloc_tag.control= are applied at boot, or rejected whole.
+ * ",compressed" after any of them, as upstream spells it, or ",pointers".
+ * The commands of alloc_tag.control= are applied at boot, or rejected
+ * whole.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -58,35 +59,58 @@ static int boot_state(const char *v)
 }
 
 #define HELD_PAGES 64
-#define EXPECTED "expected 0, 1, never, y/n, yes/no, on/off, t/f or true/false, optionally followed by ,compressed"
+#define EXPECTED "expected 0, 1, never, y/n, yes/no, on/off, t/f or true/false, optionally followed by ,compressed or ,pointers"
 #define COMPRESSED_SYSCTL "/proc/sys/vm/mem_profiling_compressed"
+#define PAGE_TAGS_SYSCTL "/proc/sys/vm/mem_profiling_page_tags"
 
-/* @v without ",compressed" in @word; whether it was there. */
-static bool split_value(const char *v, char *word, size_t size)
+/* @v without its comma part in @word; the comma part, or "". */
+static const char *split_value(const char *v, char *word, size_t size)
 {
 	const char *comma = strchr(v, ',');
 
 	snprintf(word, size, "%.*s", comma ? (int)(comma - v) : (int)strlen(v), v);
-	return comma && !strcmp(comma, ",compressed");
+	return comma ?: "";
+}
+
+/* Where page tags live, as the read-only sysctl says, even to root. */
+static void expect_page_tags(struct __test_metadata *_metadata,
+			     const char *where)
+{
+	char buf[32] = "";
+	FILE *f = fopen(PAGE_TAGS_SYSCTL, "r");
+
+	ASSERT_NE(NULL, f);
+	EXPECT_NE(NULL, fgets(buf, sizeof(buf), f));
+	fclose(f);
+	EXPECT_STREQ(where, buf);
+	EXPECT_EQ(-EACCES, write_file(PAGE_TAGS_SYSCTL, "none"));
+	EXPECT_EQ(!strcmp(where, "page_flags\n"), read_long(COMPRESSED_SYSCTL));
 }
 
 #define TOO_FEW_BITS	"compressed page tags need "
+#define PAGE_EXT_INDEX	"allocation profiling: page tags are 16-bit indices in page_ext: "
+#define PAGE_EXT_POINTER "allocation profiling: page tags are pointers in page_ext"
+
+/* The default, and where page->flags has no room: 2 bytes of page_ext. */
+static void expect_page_ext_index(struct __test_metadata *_metadata)
+{
+	expect_page_tags(_metadata, "page_ext_index\n");
+	EXPECT_EQ(1, kmsg_contains(PAGE_EXT_INDEX));
+	EXPECT_EQ(1, kmsg_contains("bytes of page_ext"));
+}
 
 /*
- * Page tags compressed into page->flags: said at boot, no page_ext, and
- * the read-only sysctl says so, even to root. Unless page->flags has too
- * few free bits for the kernel's tags (32-bit arm, say): then the log
- * says so and the tags are in page_ext.
+ * Page tags compressed into page->flags: said at boot, no page_ext.
+ * Unless page->flags has too few free bits for the kernel's tags (32-bit
+ * arm, say): then the log says so and the tags are indices in page_ext.
  */
 static void expect_compressed(struct __test_metadata *_metadata)
 {
 	if (kmsg_contains(TOO_FEW_BITS) == 1) {
-		EXPECT_EQ(0, read_long(COMPRESSED_SYSCTL));
-		EXPECT_EQ(1, kmsg_contains("page tags kept in page_ext"));
-		EXPECT_EQ(1, kmsg_contains("bytes of page_ext"));
+		expect_page_ext_index(_metadata);
 		return;
 	}
-	EXPECT_EQ(1, read_long(COMPRESSED_SYSCTL));
+	expect_page_tags(_metadata, "page_flags\n");
 	EXPECT_EQ(1, kmsg_contains("allocation profiling: page tags compressed into "));
 	EXPECT_EQ(0, kmsg_contains("bytes of page_ext"));
 	EXPECT_EQ(-EACCES, write_file(COMPRESSED_SYSCTL, "0"));
@@ -153,15 +177,16 @@ TEST(command_line_value)
 {
 	const char *v = boot_value();
 	char msg[256], word[16], *held;
-	bool compressed;
+	const char *where;
 	int i;
 
 	ASSERT_NE(NULL, v) TH_LOG("booted without " BOOT_PARAM);
-	compressed = split_value(v, word, sizeof(word));
+	where = split_value(v, word, sizeof(word));
 	if (!strcmp(v, "never")) {
 		EXPECT_EQ(0, sysctl_read());
-		EXPECT_EQ(0, read_long(COMPRESSED_SYSCTL));
+		expect_page_tags(_metadata, "none\n");
 		EXPECT_EQ(0, kmsg_contains("page tags compressed"));
+		EXPECT_EQ(0, kmsg_contains("allocation profiling: page tags"));
 		EXPECT_EQ(EOPNOTSUPP, sysctl_write("1", 1, 0));
 		EXPECT_EQ(0, sysctl_read());
 		EXPECT_EQ(0, sysctl_write("0", 1, 0));
@@ -175,7 +200,7 @@ TEST(command_line_value)
 		EXPECT_EQ(0, total_bytes());
 		release_memory(held);
 	} else if (boot_state(word) == 0) {
-		/* Off at boot: nothing reserved, page tags compressed. */
+		/* Off at boot: page tags compressed, or 2 bytes a page. */
 		EXPECT_EQ(0, sysctl_read());
 		expect_compressed(_metadata);
 		EXPECT_EQ(0, kmsg_contains("Failed to set sysctl parameter"));
@@ -188,12 +213,17 @@ TEST(command_line_value)
 		EXPECT_EQ(1, sysctl_read());
 		expect_exact_toggle(_metadata);
 	} else if (boot_state(word) == 1) {
-		/* Compressed if asked; otherwise page_ext. */
+		/* Compressed or pointers if asked; otherwise indices. */
 		EXPECT_EQ(1, sysctl_read());
-		if (compressed)
+		if (!strcmp(where, ",compressed")) {
 			expect_compressed(_metadata);
-		else
+		} else if (!strcmp(where, ",pointers")) {
+			expect_page_tags(_metadata, "page_ext_pointer\n");
+			EXPECT_EQ(1, kmsg_contains(PAGE_EXT_POINTER));
 			EXPECT_EQ(1, kmsg_contains("bytes of page_ext"));
+		} else {
+			expect_page_ext_index(_metadata);
+		}
 		EXPECT_EQ(0, kmsg_contains("Failed to set sysctl parameter"));
 		expect_exact_toggle(_metadata);
 	} else {
@@ -209,8 +239,7 @@ TEST(command_line_value)
 		}
 		EXPECT_EQ(1, sysctl_read());
 		EXPECT_LT(0, total_bytes());
-		EXPECT_EQ(0, read_long(COMPRESSED_SYSCTL));
-		EXPECT_EQ(1, kmsg_contains("bytes of page_ext"));
+		expect_page_ext_index(_metadata);
 	}
 }
 
