@@ -140,7 +140,8 @@ help:
 	@echo "make lifecycle  install, use, upgrade and remove the packages on Debian 12"
 	@echo "            booted through GRUB (UEFI)"
 	@echo "make bench   measure profiling's overhead (ICOUNT=1: instruction counts;"
-	@echo "            UPSTREAM=1: upstream 6.12's implementation beside ours)"
+	@echo "            UPSTREAM=1: upstream 6.12's implementation beside ours;"
+	@echo "            DEBIAN=1: make deb's kernel against Debian's own)"
 	@echo "make stress  the stress test for STRESS_SECONDS (600) in STRESS_KERNEL (test)"
 	@echo "make tree    lay base + overlay into $(TREE) (FORCE=1 discards edits)"
 	@echo "make checkpatch  checkpatch --strict on the overlay's files and patches"
@@ -207,7 +208,7 @@ DEB_CONFIG ?= cloud
 DEB_ARCH ?= amd64
 DEB_FLAVOUR_cloud   := cloud-$(DEB_ARCH)
 DEB_FLAVOUR_generic := $(DEB_ARCH)
-ifneq ($(filter deb deb-boot repo debian-run lifecycle,$(MAKECMDGOALS)),)
+ifneq ($(filter deb deb-boot repo debian-run lifecycle,$(MAKECMDGOALS))$(DEBIAN),)
 ifeq ($(filter cloud generic,$(DEB_CONFIG)),)
 $(error DEB_CONFIG must be cloud or generic)
 endif
@@ -217,6 +218,11 @@ endif
 ifneq ($(filter repo debian-run lifecycle,$(MAKECMDGOALS)),)
 ifneq ($(DEB_ARCH),amd64)
 $(error make repo, debian-run and lifecycle are for DEB_ARCH=amd64)
+endif
+endif
+ifneq ($(DEBIAN),)
+ifneq ($(DEB_CONFIG)-$(DEB_ARCH),cloud-amd64)
+$(error make bench DEBIAN=1 compares Debian's cloud-amd64 kernel: DEB_CONFIG=cloud DEB_ARCH=amd64)
 endif
 endif
 endif
@@ -264,6 +270,17 @@ comma    := ,
 UP_TREE  := $(B)/upstream/linux
 UP_FRAGS := $(B)/upstream/configs
 UP_KERNELS := $(if $(UPSTREAM),upkernel-benchbase upkernel-benchprof upkernel-benchoff)
+ifneq ($(DEBIAN),)
+# DEBIAN=1: Debian's own kernel of the base against make deb's (the cloud
+# flavour), each with the module built against its headers package,
+# always with -icount.
+BENCH_DEBIAN := $(B)/bench-debian
+bench: deb check-deps
+	@harness/bench-debian.sh $(TREE) $(DEB_OUT) $(BENCH_DEBIAN)
+	@BENCH_COMMAND="make bench DEBIAN=1$(if $(BENCH_ARGS), BENCH_ARGS='$(BENCH_ARGS)')" \
+		$(PY) harness/bench.py --tree $(TREE) --debian $(BENCH_DEBIAN)/debian \
+		--ours $(BENCH_DEBIAN)/ours --out $(BENCH_DEBIAN) --icount $(BENCH_ARGS)
+else
 bench: check-deps kernel-benchbase kernel-benchprof kernel-benchoff $(UP_KERNELS)
 	@BENCH_COMMAND="make bench$(if $(ICOUNT), ICOUNT=1)$(if $(UPSTREAM), UPSTREAM=1)$(if $(BENCH_ARGS), BENCH_ARGS='$(BENCH_ARGS)')" \
 		$(PY) harness/bench.py --tree $(TREE) --base $(B)/kernel-benchbase \
@@ -273,6 +290,7 @@ bench: check-deps kernel-benchbase kernel-benchprof kernel-benchoff $(UP_KERNELS
 			--up-off $(B)/upstream/kernel-benchoff) \
 		--out $(B)/bench$(if $(ICOUNT),-icount)$(if $(UPSTREAM),-upstream) \
 		$(if $(ICOUNT),--icount) $(BENCH_ARGS)
+endif
 
 upstream-tree: deps
 	@harness/deps.sh upstream $(TOOLS)

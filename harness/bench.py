@@ -5,6 +5,7 @@
            [--up-base KOUT --up-prof KOUT --up-off KOUT]
            [--rounds N] [--repeat N] [--ms MS] [--memory SIZE] [--icount]
            [--only 1,3,...]
+  bench.py --tree TREE --debian KDIR --ours KDIR --out DIR [...]
 
 KOUT: kernel builds without profiling (base), with it on by default (prof)
 and with it off by default (off); otherwise the same. --up-base,
@@ -27,6 +28,12 @@ guests of (1) and (3) right after boot.
 --icount runs QEMU with -icount shift=0 (the guest clock advances one
 nanosecond per instruction): the ratios are then instruction count
 ratios, independent of the host's load.
+
+--debian, --ours (make bench DEBIAN=1, from bench-debian.sh): Debian's
+own kernel and make deb's, each a directory with vmlinuz, System.map and
+alloc_tag_bench.ko built against the kernel's headers package; the
+configurations (d1), (d2), ... are compared with Debian's kernel, with the
+targets for distribution kernels, and the memory table is theirs.
 
 Writes DIR/results.md (printed too) and DIR/samples.json; every guest's
 logs are in DIR/rN-cK/. Exits 1 if a guest failed, printed a kernel splat
@@ -91,6 +98,35 @@ UPSTREAM_CONFIGS = [
     ('u7', 'upstream 6.12, (u3) booted with `sysctl.vm.mem_profiling=0`',
      'upprof', 'sysctl.vm.mem_profiling=0', '', '', 'disabled'),
 ]
+# make bench DEBIAN=1: Debian's kernel and make deb's (Debian's cloud
+# configuration with profiling). The memory cgroup rows are compared with
+# Debian's kernel in a memory cgroup too (DEBIAN_BASELINE).
+DEBIAN_CONFIGS = [
+    ('d1', 'Debian\'s own kernel of the base', 'debian', '', '', '',
+     'not built'),
+    ('d2', 'ours, on by default', 'ours', '', '', '', 'enabled'),
+    ('d3', 'ours booted off (`sysctl.vm.mem_profiling=0`)', 'ours',
+     'sysctl.vm.mem_profiling=0', '', '', 'disabled'),
+    ('d4', 'ours booted off, switched on with the sysctl', 'ours',
+     'sysctl.vm.mem_profiling=0', 'sysctl-on', '', 'enabled'),
+    ('d5', 'ours, `,compressed` asked (no room in `page->flags`: indices '
+     'in page_ext)', 'ours', 'sysctl.vm.mem_profiling=1,compressed', '', '',
+     'enabled'),
+    ('d6', 'ours, page tags as pointers (`,pointers`)', 'ours',
+     'sysctl.vm.mem_profiling=1,pointers', '', '', 'enabled'),
+    ('d7', 'Debian\'s kernel in a memory cgroup, unaccounted', 'debian', '',
+     'memcg', '', 'not built'),
+    ('d8', 'ours in a memory cgroup, unaccounted', 'ours', '', 'memcg', '',
+     'enabled'),
+    ('d9', 'Debian\'s kernel, `__GFP_ACCOUNT` in a memory cgroup', 'debian',
+     '', 'memcg', 'account=1', 'not built'),
+    ('d10', 'ours, `__GFP_ACCOUNT` in a memory cgroup', 'ours', '', 'memcg',
+     'account=1', 'enabled'),
+]
+DEBIAN_BASELINE = {'d7': 'd7', 'd8': 'd7', 'd9': 'd9', 'd10': 'd9'}
+# Added instructions per allocation and free allowed on Debian's kernel,
+# profiling on; booted off, at most +1% on every path.
+DEBIAN_TARGETS = {'kmalloc': 50, 'page': 60, 'order2': 70, 'vmalloc': 300}
 TESTS = [('kmalloc', 'kmalloc 8-240 B'), ('page', 'page'),
          ('order2', 'order-2 pages'), ('vmalloc', 'vmalloc 4 pages')]
 
@@ -133,7 +169,7 @@ def boot(args, cfg, rnd, kernels):
     per_run = len(TESTS) * args.repeat * args.ms / 1000.0
     ns = ktest.guest_args(
         name='r%d-c%s' % (rnd, label), mode='bench',
-        kernel=os.path.join(kernels[kernel], 'arch/x86/boot/bzImage'),
+        kernel=image_of(kernels[kernel]),
         initrd=os.path.join(args.out, 'initramfs-%s.cpio.gz' % kernel),
         outdir=os.path.join(args.out, 'r%d-c%s' % (rnd, label)),
         timeout=int(120 + per_run * (20 if args.icount else 4)),
@@ -147,6 +183,12 @@ def boot(args, cfg, rnd, kernels):
     samples, facts = judge(cfg, args.repeat, console, results, where)
     facts['seconds'] = elapsed
     return samples, facts
+
+
+def image_of(kout):
+    """A kernel build's bzImage, or a packaged kernel's vmlinuz."""
+    image = os.path.join(kout, 'arch/x86/boot/bzImage')
+    return image if os.path.exists(image) else os.path.join(kout, 'vmlinuz')
 
 
 def judge(cfg, repeat, console, results, where):
@@ -265,6 +307,8 @@ def medians_of(configs, samples):
 
 def baseline(label):
     """The configuration @label is compared with: its kernel family's (1)."""
+    if label.startswith('d'):
+        return DEBIAN_BASELINE.get(label, 'd1')
     return 'u1' if label.startswith('u') else '1'
 
 
@@ -412,6 +456,75 @@ def memory_table(args, kernels, facts):
     return out
 
 
+def debian_tables(args, configs, samples, facts, kernels):
+    """make bench DEBIAN=1: instructions added to Debian's own kernel, the
+    targets met or missed, and the memory of the guests after boot."""
+    medians = medians_of(configs, samples)
+    unit = 'instructions' if args.icount else 'ns'
+    out = ['## Per allocation and free (%s), against Debian\'s kernel' % unit,
+           '', 'QEMU TCG (`-cpu max`, one CPU, %s)%s. Each cell: median '
+           '[min-max] over %d rounds x %d measurements, then what it adds to '
+           'its baseline: (d1), or for the memory cgroup rows Debian\'s '
+           'kernel in the same setting ((d7), (d9)).' % (
+               args.memory, ' with `-icount shift=0`: the guest clock counts '
+               'instructions' if args.icount else '', args.rounds,
+               args.repeat), '',
+           '| configuration | ' + ' | '.join(t[1] for t in TESTS) + ' |',
+           '|---' * (len(TESTS) + 1) + '|']
+    for label, desc, *_ in configs:
+        ref = baseline(label)
+        cells = []
+        for t, _ in TESTS:
+            med = medians[label][t]
+            cell = '%.1f [%.1f-%.1f]' % (med, min(samples[label][t]),
+                                         max(samples[label][t]))
+            if label != ref:
+                cell += ' %+.1f (%+.1f%%)' % (med - medians[ref][t],
+                                               (med / medians[ref][t] - 1) * 100)
+            cells.append(cell)
+        out.append('| (%s) %s | %s |' % (label, desc, ' | '.join(cells)))
+    out += ['', 'Targets:', '']
+    for t, _ in TESTS:
+        added = medians['d2'][t] - medians['d1'][t]
+        out.append('- (d2) on by default, %s: %+.1f, target +%d: %s' % (
+            t, added, DEBIAN_TARGETS[t],
+            'met' if added <= DEBIAN_TARGETS[t] else 'MISSED'))
+    for t, _ in TESTS:
+        pct = (medians['d3'][t] / medians['d1'][t] - 1) * 100
+        out.append('- (d3) booted off, %s: %+.2f%%, target +1%%: %s' % (
+            t, pct, 'met' if pct <= 1 else 'MISSED'))
+
+    ram = parse_size(args.memory)
+    pages = ram // PAGE_SIZE
+    deb, ours = facts['d1']['sections'], facts['d2']['sections']
+    mem_deb, mem_ours = meminfo(deb), meminfo(ours)
+    sym = symbols(kernels['ours'], ('__start_alloc_tags', '__stop_alloc_tags'))
+    tags = int(ours['allocinfo-lines'][0]) - 2
+    cpus = possible_cpus(ours)
+    rows = [('tags: the `alloc_tags` section, %d call sites' % tags,
+             sym['__stop_alloc_tags'] - sym['__start_alloc_tags']),
+            ('counters: %d x 16 B per-cpu, %d possible CPUs' % (tags, cpus),
+             tags * 16 * cpus)]
+    for label in ('d2', 'd3', 'd6'):
+        ext = facts[label]['page_ext'] - facts['d1']['page_ext']
+        rows.append(('page_ext of (%s) (boot log), %.1f B a page' % (
+            label, ext / pages), ext))
+    rows += [('slabobj_ext: 16 B per object of every slab at boot '
+              '(`/proc/slabinfo` of (d2), kmalloc size classes)',
+              obj_ext_bytes(ours, 16)),
+             ('`Slab:` after boot, (d2) - (d1)',
+              mem_ours['Slab'] - mem_deb['Slab']),
+             ('memory in use after boot (RAM - `MemFree`), (d2) - (d1)',
+              mem_deb['MemFree'] - mem_ours['MemFree'])]
+    out += ['', '## Memory, busybox guests right after boot', '',
+            'Guest RAM %s; `Slab:` of (d1) %d kB.' % (
+                args.memory, mem_deb['Slab'] // 1024), '',
+            '| what | bytes | of guest RAM |', '|---|---|---|']
+    for what, n in rows:
+        out.append('| %s | %d | %.3f%% |' % (what, n, n * 100.0 / ram))
+    return out
+
+
 def parse_size(s):
     units = {'K': 1 << 10, 'M': 1 << 20, 'G': 1 << 30}
     return int(s[:-1]) * units[s[-1].upper()] if s[-1].upper() in units \
@@ -421,12 +534,12 @@ def parse_size(s):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('--tree', required=True)
-    ap.add_argument('--base', required=True,
-                    help='kernel build without profiling')
-    ap.add_argument('--prof', required=True,
+    ap.add_argument('--base', help='kernel build without profiling')
+    ap.add_argument('--prof',
                     help='kernel build with profiling on by default')
-    ap.add_argument('--off', required=True,
-                    help='kernel build with profiling off by default')
+    ap.add_argument('--off', help='kernel build with profiling off by default')
+    ap.add_argument('--debian', help='Debian\'s kernel (bench-debian.sh)')
+    ap.add_argument('--ours', help='make deb\'s kernel (bench-debian.sh)')
     ap.add_argument('--up-base', help='upstream kernel without profiling')
     ap.add_argument('--up-prof', help='upstream kernel, on by default')
     ap.add_argument('--up-off', help='upstream kernel, off by default')
@@ -444,8 +557,19 @@ def main():
     upstream = [args.up_base, args.up_prof, args.up_off]
     if any(upstream) and not all(upstream):
         ap.error('--up-base, --up-prof and --up-off go together')
+    debian = bool(args.debian or args.ours)
+    if debian and not (args.debian and args.ours):
+        ap.error('--debian and --ours go together')
+    if debian == bool(args.base or args.prof or args.off) or \
+            not debian and not (args.base and args.prof and args.off):
+        ap.error('either --base, --prof and --off or --debian and --ours')
+    if debian and any(upstream):
+        ap.error('--debian does not take upstream\'s kernels')
     kernels = {'base': args.base, 'prof': args.prof, 'off': args.off}
     configs = CONFIGS
+    if debian:
+        kernels = {'debian': args.debian, 'ours': args.ours}
+        configs = DEBIAN_CONFIGS
     if all(upstream):
         kernels.update(upbase=args.up_base, upprof=args.up_prof,
                        upoff=args.up_off)
@@ -482,8 +606,11 @@ def main():
              'Command: `%s`; host: %s, %d CPUs.' % (
                  os.environ.get('BENCH_COMMAND', 'make bench'), host_cpu(),
                  os.cpu_count()), '']
-    lines += time_table(args, configs, samples) + [''] + \
-        memory_table(args, kernels, facts)
+    if debian:
+        lines += debian_tables(args, configs, samples, facts, kernels)
+    else:
+        lines += time_table(args, configs, samples) + [''] + \
+            memory_table(args, kernels, facts)
     if all(upstream):
         lines += [''] + added_table(args, configs, samples, facts)
     text = '\n'.join(lines) + '\n'

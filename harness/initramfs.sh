@@ -4,7 +4,7 @@
 #   initramfs.sh OUT.cpio.gz TREE [TESTDIR [KERNEL_OUT]]
 # The tool is built, static, from TREE/tools/vm/allocinfo.c into /bin.
 # TESTDIR (from selftests.sh) becomes /tests; its run-list says what to run.
-# Modules built in KERNEL_OUT go to /lib/modules (flat, by file name),
+# Modules found in KERNEL_OUT go to /lib/modules (flat, by file name),
 # signed if the kernel checks signatures.
 # DEBARCH in the environment (arch.sh): a guest of that Debian architecture,
 # with its busybox from BUSYBOX_DIR/DEBARCH (deps.sh; default
@@ -31,8 +31,11 @@ if [ -n "$tests" ] && [ -d "$tests" ]; then
 fi
 if [ -n "$kout" ]; then
 	find "$kout" -name '*.ko' -exec cp {} "$stage/lib/modules/" \;
-	# Signed as modules_install signs them: lockdown loads no other.
-	hash=$(sed -n 's/^CONFIG_MODULE_SIG_HASH="\(.*\)"$/\1/p' "$kout/.config")
+	# Signed as modules_install signs them: lockdown loads no other. A
+	# packaged kernel (make bench DEBIAN=1) has no key here: unsigned.
+	hash=
+	[ -f "$kout/certs/signing_key.pem" ] &&
+		hash=$(sed -n 's/^CONFIG_MODULE_SIG_HASH="\(.*\)"$/\1/p' "$kout/.config")
 	if [ -n "$hash" ]; then
 		for ko in "$stage"/lib/modules/*.ko; do
 			"$kout/scripts/sign-file" "$hash" "$kout/certs/signing_key.pem" \

@@ -11,12 +11,15 @@
  *   alloc_tag_bench: kmalloc ops 3000000 ns 1000000000 (333.33 ns/op)
  *
  * An op is one allocation and its free. The module builds with and
- * without CONFIG_MEM_ALLOC_PROFILING, so that kernels with and without it
- * run the same code; make bench compares them.
+ * without CONFIG_MEM_ALLOC_PROFILING, also out of tree against a kernel
+ * that has never heard of it, so that kernels with and without it run the
+ * same code; make bench compares them.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#ifdef CONFIG_MEM_ALLOC_PROFILING
 #include <linux/alloc_tag.h>
+#endif
 #include <linux/cpumask.h>
 #include <linux/gfp.h>
 #include <linux/ktime.h>
@@ -152,6 +155,15 @@ static int bench_run(const struct bench_test *t, gfp_t gfp)
 	return 0;
 }
 
+static const char *profiling_state(void)
+{
+#ifdef CONFIG_MEM_ALLOC_PROFILING
+	return mem_alloc_profiling_enabled() ? "enabled" : "disabled";
+#else
+	return "not built";
+#endif
+}
+
 static int __init alloc_tag_bench_init(void)
 {
 	gfp_t gfp = GFP_KERNEL | (account ? __GFP_ACCOUNT : 0);
@@ -176,9 +188,7 @@ static int __init alloc_tag_bench_init(void)
 	if (ret)
 		goto out;
 
-	pr_info("cpu %d, profiling %s, %s\n", on_cpu,
-		mem_alloc_profiling_enabled() ? "enabled" :
-		IS_ENABLED(CONFIG_MEM_ALLOC_PROFILING) ? "disabled" : "not built",
+	pr_info("cpu %d, profiling %s, %s\n", on_cpu, profiling_state(),
 		account ? "__GFP_ACCOUNT" : "unaccounted");
 	for (r = 0; r < repeat && !ret; r++)
 		for (i = 0; i < ARRAY_SIZE(tests) && !ret; i++)
