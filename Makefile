@@ -279,7 +279,8 @@ bench: deb check-deps
 	@harness/bench-debian.sh $(TREE) $(DEB_OUT) $(BENCH_DEBIAN)
 	@BENCH_COMMAND="make bench DEBIAN=1$(if $(BENCH_ARGS), BENCH_ARGS='$(BENCH_ARGS)')" \
 		$(PY) harness/bench.py --tree $(TREE) --debian $(BENCH_DEBIAN)/debian \
-		--ours $(BENCH_DEBIAN)/ours --out $(BENCH_DEBIAN) --icount $(BENCH_ARGS)
+		--ours $(BENCH_DEBIAN)/ours --out $(BENCH_DEBIAN) --icount --rounds 2 \
+		$(BENCH_ARGS)
 else
 bench: check-deps kernel-benchbase kernel-benchprof kernel-benchoff $(UP_KERNELS)
 	@BENCH_COMMAND="make bench$(if $(ICOUNT), ICOUNT=1)$(if $(UPSTREAM), UPSTREAM=1)$(if $(BENCH_ARGS), BENCH_ARGS='$(BENCH_ARGS)')" \
