@@ -467,6 +467,69 @@ class BenchJudge(unittest.TestCase):
             'order2 NOT below, vmalloc NOT below'])
 
 
+class BenchDebian(unittest.TestCase):
+    """make bench DEBIAN=1's tables: against Debian's kernel, the memory
+    cgroup rows against Debian's kernel in a memory cgroup."""
+
+    def test_targets_and_memory(self):
+        configs = bench.DEBIAN_CONFIGS
+        # Debian's kernel costs 1000 per test, 2000 in a memory cgroup;
+        # ours adds 40 on, 5 (0.5%) booted off, 80 on vmalloc.
+        samples, facts = {}, {}
+        for label, _, kernel, _, setup, *_ in configs:
+            cost = 2000 if setup == 'memcg' else 1000
+            if kernel == 'ours':
+                cost += 5 if label == 'd3' else 40
+            samples[label] = {t: [cost - 1, cost + 1] for t, _ in bench.TESTS}
+            samples[label]['vmalloc'] = [cost + (40 if kernel == 'ours' and
+                                                 label != 'd3' else 0)] * 2
+            sections = {'meminfo': ['MemFree: %d kB' % (
+                900000 if kernel == 'debian' else 899000), 'Slab: %d kB' % (
+                15000 if kernel == 'debian' else 15200)],
+                'possible': ['0'], 'allocinfo-lines': ['3307'],
+                'slabinfo': ['kmalloc-192 40 42 192 21 1 : tunables 0 0 0 '
+                             ': slabdata 2 2 0']}
+            facts[label] = {'page_ext': {'d1': 0, 'd7': 0, 'd9': 0,
+                                         'd6': 2097152}.get(label, 524288),
+                            'sections': sections}
+        with tempfile.TemporaryDirectory() as d:
+            with open(os.path.join(d, 'System.map'), 'w') as f:
+                f.write('ffffffff82000000 D __start_alloc_tags\n'
+                        'ffffffff82019c28 D __stop_alloc_tags\n')
+            args = argparse.Namespace(icount=True, memory='1G', rounds=2,
+                                      repeat=3)
+            out = bench.debian_tables(args, configs, samples, facts,
+                                      {'ours': d})
+            samples['d3']['kmalloc'] = [1011, 1011]
+            samples['d2']['order2'] = [1071, 1071]
+            missed = bench.debian_tables(args, configs, samples, facts,
+                                         {'ours': d})
+        rows = {l.split(' ', 2)[1]: l for l in out if l.startswith('| (')}
+        self.assertEqual(len(rows), 10)
+        self.assertIn('| 1040.0 [1039.0-1041.0] +40.0 (+4.0%) |', rows['(d2)'])
+        # In a memory cgroup, against Debian's kernel in one.
+        self.assertIn('| 2040.0 [2039.0-2041.0] +40.0 (+2.0%) |',
+                      rows['(d10)'])
+        self.assertNotIn('+', rows['(d9)'].split('|', 2)[2])
+        self.assertIn('- (d2) on by default, kmalloc: +40.0, target +50: met',
+                      out)
+        self.assertIn('- (d2) on by default, vmalloc: +80.0, target +300: met',
+                      out)
+        self.assertIn('- (d3) booted off, page: +0.50%, target +1%: met', out)
+        self.assertIn('| tags: the `alloc_tags` section, 3305 call sites '
+                      '| 105512 | 0.010% |', out)
+        self.assertIn('| page_ext of (d2) (boot log), 2.0 B a page | 524288 '
+                      '| 0.049% |', out)
+        self.assertIn('| page_ext of (d6) (boot log), 8.0 B a page | 2097152 '
+                      '| 0.195% |', out)
+        self.assertIn('| memory in use after boot (RAM - `MemFree`), (d2) - '
+                      '(d1) | 1024000 | 0.095% |', out)
+        self.assertIn('- (d3) booted off, kmalloc: +1.10%, target +1%: '
+                      'MISSED', missed)
+        self.assertIn('- (d2) on by default, order2: +71.0, target +70: '
+                      'MISSED', missed)
+
+
 class StressTable(unittest.TestCase):
     """make stress's table, from a recorded run of the stress test."""
 
