@@ -4,13 +4,17 @@
 # ROOT_TARBALL (debian-root.sh) unpacked in OUT/root; the linux-image and
 # allocinfo packages of DEBDIR installed in it with dpkg -i (the kernel's
 # initramfs built by initramfs-tools); the checks of harness/debian/ (a
-# systemd unit) added; all of it made an ext4 disk. Boots it twice under
-# QEMU from that virtio disk: profiling on (all checks), and off with
-# sysctl.vm.mem_profiling=0.
-# Prints the checks' results, systemd-analyze's boot times, and
-# "N passed, N failed" last.
+# systemd unit) added; all of it made an ext4 disk. Boots it under QEMU
+# from that virtio disk: profiling on (all checks), off with
+# sysctl.vm.mem_profiling=0, and Debian's own kernel of the base (its
+# linux-image package downloaded from the archive and installed in the
+# same root) for the memory the system uses once booted.
+# Prints the checks' results, systemd-analyze's boot times, the memory
+# table, and "N passed, N failed" last.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=../base.pin
+. "$here/../base.pin"
 debdir=$1 tarball=$2 out=$3
 py=/usr/bin/python3
 
@@ -25,6 +29,8 @@ tool=$(grep -E '^allocinfo_' "$debdir/packages") || {
 }
 release=$(dpkg-deb -f "$debdir/$image" Package)
 release=${release#linux-image-}
+debian_release=${release%-allocprof}
+debian_image=linux-image-${debian_release}_${BASE_VERSION}_amd64.deb
 
 rm -rf "$out"
 mkdir -p "$out/root"
@@ -39,26 +45,32 @@ echo debian-allocprof >"$root/etc/hostname"
 # is made after the install, so it is told.
 echo FSTYPE=ext4 >"$root/etc/initramfs-tools/conf.d/fstype"
 
+# Debian's own kernel of the base, for the comparison.
+echo "debian-run: downloading linux-image-$debian_release $BASE_VERSION (not installed on this host)"
+(cd "$out" && apt-get -q -o APT::Sandbox::User=root download \
+	"linux-image-$debian_release=$BASE_VERSION" >/dev/null)
+
 # As an administrator would: dpkg -i, which runs initramfs-tools. In a
 # mount namespace of its own, so the mounts go away with it.
-cp "$debdir/$image" "$debdir/$tool" "$root/tmp/"
-echo "debian-run: dpkg -i $image $tool (log $out/dpkg.log)"
+cp "$debdir/$image" "$debdir/$tool" "$out/$debian_image" "$root/tmp/"
+echo "debian-run: dpkg -i $debian_image $image $tool (log $out/dpkg.log)"
 if ! unshare --mount --propagation private -- /bin/sh -ec '
 	mount -t proc proc "$1/proc"
 	mount -t sysfs sys "$1/sys"
 	mount --rbind /dev "$1/dev"
-	chroot "$1" dpkg -i "/tmp/$2" "/tmp/$3"' sh "$root" "$image" "$tool" \
-	>"$out/dpkg.log" 2>&1; then
+	chroot "$1" dpkg -i "/tmp/$2" "/tmp/$3" "/tmp/$4"' \
+	sh "$root" "$debian_image" "$image" "$tool" >"$out/dpkg.log" 2>&1; then
 	tail -n 20 "$out/dpkg.log" >&2
 	echo "debian-run: dpkg -i failed (see $out/dpkg.log)" >&2
 	exit 1
 fi
-rm "$root/tmp/$image" "$root/tmp/$tool"
-kernel=$root/boot/vmlinuz-$release initrd=$root/boot/initrd.img-$release
-for f in "$kernel" "$initrd"; do
-	[ -f "$f" ] || { echo "debian-run: the package left no ${f#"$root"}" >&2; exit 1; }
+rm "$root/tmp/$image" "$root/tmp/$tool" "$root/tmp/$debian_image"
+for rel in "$release" "$debian_release"; do
+	for f in "$root/boot/vmlinuz-$rel" "$root/boot/initrd.img-$rel"; do
+		[ -f "$f" ] || { echo "debian-run: the package left no ${f#"$root"}" >&2; exit 1; }
+		cp "$f" "$out/"
+	done
 done
-cp "$kernel" "$initrd" "$out/"
 
 # The checks.
 install -m 0755 "$here/debian/allocprof-check" "$root/usr/local/sbin/"
@@ -68,24 +80,28 @@ ln -s /etc/systemd/system/allocprof-check.service \
 mkfs.ext4 -q -F -L debian -d "$root" "$out/disk.img" 4G
 
 verdicts=()
-for boot in on off; do
-	name=debian-$boot
+ram_mib=2048
+for boot in on off kernel; do
+	name=debian-$boot rel=$release
 	args="root=/dev/vda rw"
 	[ $boot = off ] && args="$args sysctl.vm.mem_profiling=0"
+	[ $boot = kernel ] && rel=$debian_release
 	mkdir -p "$out/$boot"
 	cp --sparse=always "$out/disk.img" "$out/$boot/disk.img"
-	echo "debian-run: booting $name"
-	"$py" "$here/ktest.py" boot --name "$name" --kernel "$out/${kernel##*/}" \
-		--initrd "$out/${initrd##*/}" --drive "$out/$boot/disk.img" \
-		--outdir "$out/$boot" --memory 2G --timeout "${DEBIAN_TIMEOUT:-900}" \
+	echo "debian-run: booting $name ($rel)"
+	"$py" "$here/ktest.py" boot --name "$name" --kernel "$out/vmlinuz-$rel" \
+		--initrd "$out/initrd.img-$rel" --drive "$out/$boot/disk.img" \
+		--outdir "$out/$boot" --memory "${ram_mib}M" --timeout "${DEBIAN_TIMEOUT:-900}" \
 		--append "$args" || true
 	rm -f "$out/$boot/disk.img"
 	verdicts+=("$out/$boot/verdict.json")
 done
 
 echo "debian-run: boot time (systemd-analyze time, TCG, 2 CPUs):"
-for boot in on off; do
-	printf '  profiling %-4s %s\n' "$boot" "$(sed -n \
+for boot in on off kernel; do
+	printf '  %-16s %s\n' "debian-$boot" "$(sed -n \
 		's/^# systemd-analyze: Startup finished in //p' "$out/$boot/results.txt" 2>/dev/null)"
 done
+"$py" "$here/debian-memory.py" "$ram_mib" "$out/kernel/results.txt" \
+	"$out/on/results.txt" "$out/off/results.txt" || true
 "$py" "$here/ktest.py" summary "${verdicts[@]}"

@@ -530,6 +530,58 @@ class BenchDebian(unittest.TestCase):
                       'MISSED', missed)
 
 
+class DebianMemory(unittest.TestCase):
+    """make debian-run's memory table, from the boots' `memory` checks."""
+
+    def boot(self, free, slab, page_ext=None, vectors=None):
+        lines = ['# meminfo: MemTotal:        2000000 kB',
+                 '# meminfo: MemFree:         %d kB' % free,
+                 '# meminfo: Slab:            %d kB' % slab,
+                 '# meminfo: SUnreclaim:      10000 kB',
+                 '# meminfo: Percpu:          1000 kB']
+        if page_ext is not None:
+            lines += ['# page_ext: %d' % page_ext, '# call sites: 3305',
+                      '# slab vectors: %d' % vectors]
+        with tempfile.NamedTemporaryFile('w', delete=False) as f:
+            f.write('\n'.join(['# harness: begin x', 'ok 1 default_target'] +
+                              lines + ['ok 2 memory']) + '\n')
+        self.addCleanup(os.unlink, f.name)
+        return f.name
+
+    def run_table(self, *boots):
+        return subprocess.run(
+            [sys.executable, os.path.join(HERE, 'debian-memory.py'), '2048']
+            + list(boots), capture_output=True, text=True, check=True).stdout
+
+    def test_table_and_targets(self):
+        out = self.run_table(self.boot(1000000, 30000),
+                             self.boot(998000, 30200, 1048576, 204800),
+                             self.boot(998500, 30100, 1048576, 0))
+        self.assertIn('| in use (MemTotal - MemFree) | 1000000 | 1002000 '
+                      '(+2000) | 1001500 (+1500) |', out)
+        self.assertIn('| page_ext | 0 | 1024 (+1024) | 1024 (+1024) |', out)
+        self.assertIn('| slab vectors (`/proc/allocinfo`) | 0 | 200 (+200) '
+                      '| 0 (+0) |', out)
+        self.assertIn('- page tags: 2.00 B a page of RAM, target 2: met', out)
+        self.assertIn('- all profiling adds (in use, on - Debian\'s): 0.095% '
+                      'of RAM, target 0.1%: met', out)
+        self.assertIn('- slab vectors: 0.66% of `Slab:`, target 1%: met', out)
+        out = self.run_table(self.boot(1000000, 30000),
+                             self.boot(997000, 30200, 4194304, 409600),
+                             self.boot(998500, 30100, 1048576, 0))
+        self.assertIn('- page tags: 8.00 B a page of RAM, target 2: MISSED',
+                      out)
+        self.assertIn('0.143% of RAM, target 0.1%: MISSED', out)
+        self.assertIn('- slab vectors: 1.32% of `Slab:`, target 1%: MISSED',
+                      out)
+
+    def test_missing_boot(self):
+        out = self.run_table('/nonexistent', self.boot(1, 1, 0, 0),
+                             self.boot(1, 1, 0, 0))
+        self.assertEqual(out, 'debian-run: memory: a boot recorded no '
+                         '/proc/meminfo\n')
+
+
 class StressTable(unittest.TestCase):
     """make stress's table, from a recorded run of the stress test."""
 

@@ -1,0 +1,90 @@
+#!/usr/bin/python3
+"""make debian-run's memory table: the Debian 12 system once booted to
+default.target, on Debian's own kernel and on ours, as allocprof-check's
+`memory` check recorded it in each boot's results channel.
+
+  debian-memory.py RAM_MIB DEBIAN_RESULTS OURS_ON_RESULTS OURS_OFF_RESULTS
+
+RAM_MIB: the guests' memory.
+Prints the table and the distribution-kernel targets met or missed:
+page tags 2 bytes a page, everything profiling adds at most 0.1% of RAM,
+the slab extension vectors at most 1% of `Slab:`.
+"""
+
+import re
+import sys
+
+FACT_RE = re.compile(r'^# (meminfo: (\w+):\s+(\d+) kB|page_ext: (\d+)|'
+                     r'slab vectors: (\d+)|call sites: (\d+))$')
+PAGE = 4096
+
+
+def facts(path):
+    """{name: bytes or count} of one boot's `memory` check."""
+    out = {}
+    try:
+        text = open(path).read()
+    except OSError:
+        return out
+    for line in text.splitlines():
+        m = FACT_RE.match(line)
+        if not m:
+            continue
+        if m.group(2):
+            out[m.group(2)] = int(m.group(3)) * 1024
+        elif m.group(4):
+            out['page_ext'] = int(m.group(4))
+        elif m.group(5):
+            out['vectors'] = int(m.group(5))
+        else:
+            out['sites'] = int(m.group(6))
+    return out
+
+
+def table(ram, deb, on, off):
+    """The table's lines, then the targets'."""
+    boots = (deb, on, off)
+    if any('MemTotal' not in b for b in boots):
+        return ['debian-run: memory: a boot recorded no /proc/meminfo']
+    used = [b['MemTotal'] - b['MemFree'] for b in boots]
+    rows = [('in use (MemTotal - MemFree)', used)]
+    for key in ('Slab', 'SUnreclaim', 'Percpu'):
+        rows.append(('`%s:`' % key, [b.get(key, 0) for b in boots]))
+    rows.append(('page_ext', [b.get('page_ext', 0) for b in boots]))
+    rows.append(('slab vectors (`/proc/allocinfo`)',
+                 [b.get('vectors', 0) for b in boots]))
+    out = ['debian-run: memory once booted (kB; ours: and the difference '
+           'from Debian\'s kernel):', '',
+           '| | Debian\'s kernel | ours, on | ours, booted off |',
+           '|---|---|---|---|']
+    for what, (d, o, f) in rows:
+        out.append('| %s | %d | %d (%+d) | %d (%+d) |' % (
+            what, d // 1024, o // 1024, (o - d) // 1024, f // 1024,
+            (f - d) // 1024))
+    pages = ram // PAGE
+    added = used[1] - used[0]
+    tag_bytes = on.get('page_ext', 0) / pages
+    vec_share = on.get('vectors', 0) / on['Slab'] * 100
+    out += ['', 'Targets:',
+            '- page tags: %.2f B a page of RAM, target 2: %s' % (
+                tag_bytes, 'met' if tag_bytes <= 2 else 'MISSED'),
+            '- all profiling adds (in use, on - Debian\'s): %.3f%% of RAM, '
+            'target 0.1%%: %s' % (added * 100 / ram,
+                                  'met' if added * 100 / ram <= 0.1
+                                  else 'MISSED'),
+            '- slab vectors: %.2f%% of `Slab:`, target 1%%: %s' % (
+                vec_share, 'met' if vec_share <= 1 else 'MISSED')]
+    return out
+
+
+def main():
+    if len(sys.argv) != 5:
+        print(__doc__.strip(), file=sys.stderr)
+        return 2
+    ram = int(sys.argv[1]) << 20
+    print('\n'.join(table(ram, *map(facts, sys.argv[2:]))))
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
