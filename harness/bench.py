@@ -83,6 +83,9 @@ CONFIGS = [
      'prof', '', '', 'alloc_tag=-p', 'enabled'),
     ('12', 'kernel (3), the benchmark\'s sites recording stacks (`+s`)',
      'prof', '', '', 'alloc_tag=+s', 'enabled'),
+    ('13', 'kernel (3), page tags as pointers in page_ext '
+     '(`sysctl.vm.mem_profiling=1,pointers`)', 'prof',
+     'sysctl.vm.mem_profiling=1,pointers', '', '', 'enabled'),
 ]
 # Upstream's implementation (Linux 6.12), where it has the same settings.
 UPSTREAM_CONFIGS = [
