@@ -15,12 +15,12 @@ GUEST_FRAGS    := configs/guest.config,configs/amd64.config
 TEST_FRAGS     := $(GUEST_FRAGS),configs/test.config
 KERNEL_test    := tinyconfig:$(TEST_FRAGS),configs/profiling.config,configs/profiling-test.config,configs/hugetlb-hmm.config,configs/lockdown.config
 KERNEL_nonprof := tinyconfig:$(TEST_FRAGS),configs/memcg.config
-KERNEL_debug   := tinyconfig:$(TEST_FRAGS),configs/memcg.config,configs/profiling.config,configs/profiling-test.config,configs/debug.config
-# The test kernel + memcg + the options of distribution debug builds
-# (kmemleak, UBSAN, DEBUG_PAGEALLOC, page_owner, SLUB_DEBUG_ON, PREEMPT,
-# PROVE_RCU, NUMA), without KASAN and profiling's own DEBUG checks.
-KERNEL_hardening := tinyconfig:$(TEST_FRAGS),configs/memcg.config,configs/profiling.config,configs/profiling-test.config,configs/hardening.config
-# The test kernel on arm64 (QEMU's virt machine), cross-built.
+# The test kernel + memcg + profiling's DEBUG checks, KASAN, lockdep,
+# DEBUG_VM and the options of distribution debug builds (kmemleak, UBSAN,
+# DEBUG_PAGEALLOC, page_owner, SLUB_DEBUG_ON, PREEMPT, PROVE_RCU, NUMA):
+# one kernel, as each build takes about 11 minutes cold.
+KERNEL_debug   := tinyconfig:$(TEST_FRAGS),configs/memcg.config,configs/profiling.config,configs/profiling-test.config,configs/debug.config,configs/hardening.config
+# The test kernel on arm64 (QEMU's virt machine), cross-built: make arches.
 KERNEL_arm64   := tinyconfig:configs/guest.config,configs/test.config,configs/profiling.config,configs/profiling-test.config,configs/arm64.config
 # Profiling, its KUnit suites and test module on another architecture
 # (KERNEL_<debarch>, below): make arches builds and boots them all.
@@ -40,15 +40,15 @@ KERNEL_benchoff  := $(KERNEL_benchprof),configs/profiling-off.config
 # kernel is only built. The kernels are built in this order too, while
 # earlier guests run: the test kernel's boots come first, the longest
 # builds (hardening, debug) next, and the last kernel built has the
-# shortest boot, so that little runs after the last build.
+# shortest boot, so that little runs after the last build. arm64 boots
+# in make arches.
 CHECK_BOOTS       := test boot-never boot-off boot-compressed boot-pointers \
 		     boot-bogus oom \
-		     hugetlb-hmm lockdown hardening debug debug-index arm64 nonprof
+		     hugetlb-hmm lockdown debug debug-index hardening nonprof
 SHOW_MEM          := alloc_tag:show_mem_test
 BENCH             := alloc_tag:bench_test
 STRESS            := alloc_tag:stress_test
 BOOT_test         := test|alloc_tag:allocinfo_test,alloc_tag:module_test,$(SHOW_MEM),$(BENCH),$(STRESS)|
-BOOT_arm64        := arm64|alloc_tag:allocinfo_test,alloc_tag:module_test|
 BOOT_nonprof      := nonprof|alloc_tag:noprof_test,alloc_tag:memcg_kmem_test,$(SHOW_MEM),$(BENCH)|
 # Page tags compressed (in page->flags), under the DEBUG checks.
 BOOT_debug        := debug|alloc_tag:allocinfo_test,alloc_tag:module_test,alloc_tag:memcg_kmem_test,$(SHOW_MEM),$(BENCH),$(STRESS)|sysctl.vm.mem_profiling=1,compressed
@@ -56,7 +56,7 @@ BOOT_debug        := debug|alloc_tag:allocinfo_test,alloc_tag:module_test,alloc_
 # checks: pages in use before page_ext are marked, no free warns.
 BOOT_debug-index  := debug|alloc_tag:allocinfo_test,$(SHOW_MEM)|kunit.enable=0
 # Two NUMA nodes; page_owner on, for page_owner_test; kmemleak_test last.
-BOOT_hardening    := hardening|alloc_tag:allocinfo_test,alloc_tag:hash_test,alloc_tag:module_test,alloc_tag:page_owner_test,$(STRESS),alloc_tag:kmemleak_test|harness.numa=2 page_owner=on
+BOOT_hardening    := debug|alloc_tag:allocinfo_test,alloc_tag:hash_test,alloc_tag:module_test,alloc_tag:page_owner_test,$(STRESS),alloc_tag:kmemleak_test|harness.numa=2 page_owner=on
 BOOT_boot-never   := test|alloc_tag:boot_param_test,$(SHOW_MEM)|kunit.enable=0 sysctl.vm.mem_profiling=never
 # Off, spelled as upstream's documentation allows (page tags compressed).
 BOOT_boot-off     := test|alloc_tag:boot_param_test,$(SHOW_MEM),$(BENCH)|kunit.enable=0 sysctl.vm.mem_profiling=off
@@ -90,10 +90,10 @@ BOOT_build-slob   := slob|-|
 
 # make arches: each of Debian 12's release architectures, with profiling
 # (its KUnit suites, allocinfo_test and module_test, booted on the
-# architecture's QEMU machine: amd64 and arm64 boot make check's test
-# kernels) and without (built only: SLUB without memory cgroups or slab
-# extensions); and x86 with the SLAB and SLOB allocators, which profiling
-# does not support but whose renamed APIs must build.
+# architecture's QEMU machine: amd64 boots make check's test kernel, arm64
+# the same cross-built) and without (built only: SLUB without memory
+# cgroups or slab extensions); and x86 with the SLAB and SLOB allocators,
+# which profiling does not support but whose renamed APIs must build.
 ARCHES       := amd64 i386 arm64 armhf armel mips64el mipsel ppc64el s390x
 ARCH_TESTS   := alloc_tag:allocinfo_test,alloc_tag:module_test
 arch_kernel   = $(if $(filter amd64,$(1)),test,$(1))
@@ -122,7 +122,7 @@ ARCHES_BOOTS := $(foreach a,$(ARCHES),arch-$(a) nonprof-$(a)) \
 
 export $(filter KERNEL_% DEBARCH_%,$(.VARIABLES))
 
-.PHONY: all deps check-deps tree export upstream-tree check arches treewide deb deb-boot repo debian-run lifecycle checkpatch run shell bench stress clean help
+.PHONY: all deps check-deps tree export upstream-tree check arches treewide deb deb-boot repo debian-run lifecycle checkpatch run shell bench iprofile stress clean help
 
 all: help
 
@@ -142,6 +142,8 @@ help:
 	@echo "make bench   measure profiling's overhead (ICOUNT=1: instruction counts;"
 	@echo "            UPSTREAM=1: upstream 6.12's implementation beside ours;"
 	@echo "            DEBIAN=1: make deb's kernel against Debian's own)"
+	@echo "make iprofile  instructions per function of each benchmark path (PROFILE=1,3;"
+	@echo "            DEBIAN=1: PROFILE=d1,d2)"
 	@echo "make stress  the stress test for STRESS_SECONDS (600) in STRESS_KERNEL (test)"
 	@echo "make tree    lay base + overlay into $(TREE) (FORCE=1 discards edits)"
 	@echo "make checkpatch  checkpatch --strict on the overlay's files and patches"
@@ -153,15 +155,13 @@ help:
 TOOLS := $(B)/tools
 deps: $(B)/.deps
 
-# The architectures make check cross-builds (besides amd64).
-CHECK_ARCHES := arm64
 $(B)/.deps: base.pin harness/deps.sh harness/arch.sh
 	harness/deps.sh build $(TOOLS)
 	@mkdir -p $(B) && touch $@
 
 # What the guests and the tests need (QEMU, busybox, promtool, Sphinx).
 check-deps:
-	@harness/deps.sh check $(TOOLS) $(CHECK_ARCHES)
+	@harness/deps.sh check $(TOOLS)
 
 tree: deps
 	@harness/overlay.sh tree $(TARBALL) \
@@ -291,6 +291,26 @@ bench: check-deps kernel-benchbase kernel-benchprof kernel-benchoff $(UP_KERNELS
 			--up-off $(B)/upstream/kernel-benchoff) \
 		--out $(B)/bench$(if $(ICOUNT),-icount)$(if $(UPSTREAM),-upstream) \
 		$(if $(ICOUNT),--icount) $(BENCH_ARGS)
+endif
+
+# Where the instructions go: one loop of each test stepped with gdb in
+# the configurations PROFILE (make bench's labels, the baseline first),
+# counted per function. DEBIAN=1: make bench DEBIAN=1's two kernels.
+ifneq ($(DEBIAN),)
+PROFILE ?= d1,d2
+iprofile: deb check-deps
+	@harness/bench-debian.sh $(TREE) $(DEB_OUT) $(BENCH_DEBIAN)
+	@IPROFILE_COMMAND="make iprofile DEBIAN=1 PROFILE=$(PROFILE)" \
+		$(PY) harness/iprofile.py --tree $(TREE) \
+		--debian $(BENCH_DEBIAN)/debian --ours $(BENCH_DEBIAN)/ours \
+		--out $(B)/iprofile-debian --configs $(PROFILE)
+else
+PROFILE ?= 1,3
+iprofile: check-deps kernel-benchbase kernel-benchprof kernel-benchoff
+	@IPROFILE_COMMAND="make iprofile PROFILE=$(PROFILE)" \
+		$(PY) harness/iprofile.py --tree $(TREE) \
+		--base $(B)/kernel-benchbase --prof $(B)/kernel-benchprof \
+		--off $(B)/kernel-benchoff --out $(B)/iprofile --configs $(PROFILE)
 endif
 
 upstream-tree: deps

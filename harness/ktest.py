@@ -352,6 +352,8 @@ def qemu_command(args, console_log, results_log):
         cmd += ['-kernel', args.kernel, '-initrd', args.initrd]
     if args.dtb:
         cmd += ['-dtb', args.dtb]
+    if args.gdb:
+        cmd += ['-gdb', 'unix:%s,server=on,wait=off' % args.gdb]
     for drive in args.drive or []:
         cmd += ['-drive', 'file=%s,if=virtio,format=raw' % drive]
     if args.kvm:
@@ -484,6 +486,7 @@ def add_boot_arguments(b):
     b.add_argument('--icount', action='store_true')
     b.add_argument('--cpu', help='QEMU CPU model under TCG (default qemu64)')
     b.add_argument('--append', default='')
+    b.add_argument('--gdb', help='serve QEMU\'s gdbstub on this Unix socket')
     b.add_argument('--drive', action='append',
                    help='raw disk image, a virtio disk of the guest; again '
                    'for another')

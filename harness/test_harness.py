@@ -23,6 +23,7 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import bench  # noqa: E402
+import iprofile  # noqa: E402
 import ktest  # noqa: E402
 import stress  # noqa: E402
 import treewide  # noqa: E402
@@ -528,6 +529,47 @@ class BenchDebian(unittest.TestCase):
                       'MISSED', missed)
         self.assertIn('- (d2) on by default, order2: +71.0, target +70: '
                       'MISSED', missed)
+
+
+class InstructionProfile(unittest.TestCase):
+    """make iprofile: addresses named from System.map, counted per
+    operation, the functions that differ listed largest first."""
+
+    def test_names_and_table(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, 'System.map')
+            with open(path, 'w') as f:
+                f.write('ffffffff81000000 T _stext\n'
+                        'ffffffff81001000 T __kmalloc\n'
+                        'ffffffff81001200 t alloc_tag_add_slow\n'
+                        'ffffffff81002000 D some_data\n'
+                        'ffffffff81003000 T kfree\n'
+                        'ffffffff84000000 B _end\n')
+            syms = iprofile.SymbolMap(path)
+        self.assertEqual(syms.name(0xffffffff81001010), '__kmalloc')
+        self.assertEqual(syms.name(0xffffffff81001200), 'alloc_tag_add_slow')
+        # Data symbols do not split a function.
+        self.assertEqual(syms.name(0xffffffff81002008), 'alloc_tag_add_slow')
+        self.assertEqual(syms.name(0xffffffffc0001000), '[module]')
+        self.assertEqual(syms.addr['_end'], 0xffffffff84000000)
+        base = iprofile.by_function({0xffffffff81001000: 30,
+                                     0xffffffff81001004: 30,
+                                     0xffffffff81003000: 60,
+                                     0xffffffffc0000010: 3}, syms, 30)
+        ours = iprofile.by_function({0xffffffff81001000: 30,
+                                     0xffffffff81001200: 90,
+                                     0xffffffff81003000: 120,
+                                     0xffffffffc0000010: 3}, syms, 30)
+        self.assertEqual(base, {'__kmalloc': 2.0, 'kfree': 2.0,
+                                '[module]': 0.1})
+        rows = iprofile.table('kmalloc', ['1', '3'],
+                              {'1': base, '3': ours}, top=2)
+        self.assertEqual(rows[2:], [
+            '| function | (1) | (3) |', '|---|---|---|',
+            '| `alloc_tag_add_slow` | 0.0 | 3.0 (+3.0) |',
+            '| `kfree` | 2.0 | 4.0 (+2.0) |',
+            '| 1 others | 2.0 | 1.0 |',
+            '| **total** | 4.1 | 8.1 (+4.0) |'])
 
 
 class DebianMemory(unittest.TestCase):

@@ -1,0 +1,80 @@
+# Run by gdb (gdb -batch -nx -x iprofile-gdb.py) for iprofile.py: attach to
+# a QEMU guest's gdbstub, wait for the benchmark module's first call of
+# ktime_get() after IPROFILE_SKIP of them (the start of a timed loop), step
+# every instruction until the next (its end), and write how often each
+# address ran. The environment gives IPROFILE_SOCKET, IPROFILE_OUT,
+# IPROFILE_SKIP and, in hex,
+# IPROFILE_FINIT (the finit_module system call), IPROFILE_KTIME_GET and
+# IPROFILE_END (vmlinux's _end: modules lie above it).
+import json
+import os
+import time
+
+import gdb
+
+SOCKET = os.environ['IPROFILE_SOCKET']
+OUT = os.environ['IPROFILE_OUT']
+FINIT = int(os.environ['IPROFILE_FINIT'], 16)
+KTIME_GET = int(os.environ['IPROFILE_KTIME_GET'], 16)
+END = int(os.environ['IPROFILE_END'], 16)
+SKIP = int(os.environ['IPROFILE_SKIP'])
+# A loop of the benchmark is at most a few hundred thousand instructions.
+MAX_STEPS = 2000000
+
+gdb.execute('set pagination off')
+gdb.execute('set confirm off')
+gdb.execute('set architecture i386:x86-64')
+for _ in range(600):
+    try:
+        gdb.execute('target remote %s' % SOCKET, to_string=True)
+        break
+    except gdb.error:
+        time.sleep(0.1)
+else:
+    raise SystemExit('iprofile: no gdbstub at %s' % SOCKET)
+
+inferior = gdb.selected_inferior()
+
+
+def reg(name):
+    return int(gdb.parse_and_eval('$' + name)) & (2**64 - 1)
+
+
+def caller():
+    """The return address on the stack at a function's first instruction."""
+    sp = reg('rsp')
+    return int.from_bytes(inferior.read_memory(sp, 8).tobytes(), 'little')
+
+
+def run_to(addr):
+    gdb.execute('tbreak *0x%x' % addr, to_string=True)
+    gdb.execute('continue', to_string=True)
+
+
+# Only after the module is being loaded: ktime_get() runs all the time.
+run_to(FINIT)
+gdb.execute('break *0x%x' % KTIME_GET, to_string=True)
+calls = 0
+while calls <= SKIP:
+    gdb.execute('continue', to_string=True)
+    if caller() > END:
+        calls += 1
+gdb.execute('delete', to_string=True)
+run_to(caller())
+
+counts = {}
+steps = 0
+while True:
+    pc = reg('pc')
+    if pc == KTIME_GET and caller() > END:
+        break
+    counts[pc] = counts.get(pc, 0) + 1
+    steps += 1
+    if steps > MAX_STEPS:
+        raise SystemExit('iprofile: no second ktime_get() after %d steps'
+                         % steps)
+    gdb.execute('stepi', to_string=True)
+
+with open(OUT, 'w') as f:
+    json.dump({'%x' % pc: n for pc, n in counts.items()}, f)
+gdb.execute('detach', to_string=True)
