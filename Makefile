@@ -299,6 +299,7 @@ endif
 ifneq ($(DEBIAN),)
 PROFILE ?= d1,d2
 iprofile: deb check-deps
+	@harness/deps.sh iprofile $(TOOLS)
 	@harness/bench-debian.sh $(TREE) $(DEB_OUT) $(BENCH_DEBIAN)
 	@IPROFILE_COMMAND="make iprofile DEBIAN=1 PROFILE=$(PROFILE)" \
 		$(PY) harness/iprofile.py --tree $(TREE) \
@@ -307,6 +308,7 @@ iprofile: deb check-deps
 else
 PROFILE ?= 1,3
 iprofile: check-deps kernel-benchbase kernel-benchprof kernel-benchoff
+	@harness/deps.sh iprofile $(TOOLS)
 	@IPROFILE_COMMAND="make iprofile PROFILE=$(PROFILE)" \
 		$(PY) harness/iprofile.py --tree $(TREE) \
 		--base $(B)/kernel-benchbase --prof $(B)/kernel-benchprof \

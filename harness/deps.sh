@@ -14,6 +14,7 @@
 #             linux-config-6.1, unpacked into TOOLS_DIR/linux-config/DEBARCH
 #   deb-boot  what make deb-boot needs: for each DEBARCH its QEMU,
 #             busybox (unpacked, as for check) and C library
+#   iprofile  what make iprofile adds to check's: gdb
 #   repo      what make repo needs: apt-ftparchive (apt-utils), gpg
 #   debian    deb + what make debian-run needs: debootstrap, QEMU
 #   lifecycle debian + repo + what make lifecycle needs: the EFI firmware
@@ -82,7 +83,8 @@ debian) packages+=("${deb_packages[@]}" "${debian_packages[@]}") ;;
 repo) packages=("${repo_packages[@]}") ;;
 lifecycle) packages+=("${deb_packages[@]}" "${debian_packages[@]}" "${repo_packages[@]}" ovmf dosfstools mtools fdisk) ;;
 upstream) packages+=(linux-source-6.12) ;;
-*) echo "deps: unknown role '$role': expected build, check, deb, deb-boot, repo, debian, lifecycle or upstream" >&2; exit 2 ;;
+iprofile) packages=(gdb) ;;
+*) echo "deps: unknown role '$role': expected build, check, deb, deb-boot, repo, debian, lifecycle, upstream or iprofile" >&2; exit 2 ;;
 esac
 
 missing=()

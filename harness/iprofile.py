@@ -7,14 +7,15 @@
 
 The kernels and configurations are make bench's (bench.py): a label of
 CONFIGS or DEBIAN_CONFIGS names a kernel, its boot arguments, the guest's
-setup and the module's parameters. Each configuration and test boots one
-guest (QEMU TCG, one CPU, gdbstub on a Unix socket, nokaslr), in which
-alloc_tag_bench runs the test three times, one loop each; gdb
-(iprofile-gdb.py) steps every instruction of the third loop. The
-instructions are counted per function, from the kernel's System.map (the
-module's own code as [module]), and divided by the loop's operations, so
-that they compare with make bench ICOUNT=1's figures (which also count
-what the loop amortises: refills, lazy purges).
+setup and the module's parameters. Each kernel boots once to list its
+symbols (/proc/kallsyms with nokaslr: Debian's System.map is in its -dbg
+package). Each configuration and test then boots one guest (QEMU TCG, one
+CPU, gdbstub on a Unix socket, nokaslr), in which alloc_tag_bench runs
+the test three times, one loop each; gdb (iprofile-gdb.py) steps every
+instruction of the third loop. The instructions are counted per
+function, the module's own code included, and divided by the loop's
+operations, so that they compare with make bench ICOUNT=1's figures
+(which also count what the loop amortises: refills, lazy purges).
 
 Prints, per test, every function whose count differs between the
 configurations (the first is the baseline), largest difference first, and
@@ -38,45 +39,76 @@ REPEAT = 3
 
 
 class SymbolMap:
-    """Text symbols of a System.map, to name an address."""
+    """Text symbols of /proc/kallsyms, to name an address."""
 
-    def __init__(self, path):
+    def __init__(self, lines):
         syms = []
         self.addr = {}
-        with open(path) as f:
-            for line in f:
-                addr, kind, name = line.split()[:3]
-                self.addr.setdefault(name, int(addr, 16))
-                if kind in 'tTwW':
-                    syms.append((int(addr, 16), name))
+        for line in lines:
+            f = line.split()
+            if len(f) < 3:
+                continue
+            addr, kind, name = int(f[0], 16), f[1], f[2]
+            if len(f) > 3:
+                name += ' ' + f[3]
+            self.addr.setdefault(name, addr)
+            if kind in 'tTwW':
+                syms.append((addr, name))
         syms.sort()
         self.starts = [a for a, _ in syms]
         self.names = [n for _, n in syms]
         self.end = self.addr['_end']
 
     def name(self, pc):
-        if pc > self.end:
-            return '[module]'
         i = bisect.bisect_right(self.starts, pc) - 1
-        return self.names[i] if i >= 0 else '?'
+        if i < 0 or (pc > self.end) != self.names[i].endswith(']'):
+            return '?'
+        return self.names[i]
 
 
 def finit_symbol(syms):
     for name in ('__x64_sys_finit_module', '__do_sys_finit_module'):
         if name in syms.addr:
             return syms.addr[name]
-    raise SystemExit('iprofile: no finit_module in System.map')
+    raise SystemExit('iprofile: no finit_module in the kernel\'s symbols')
 
 
-def profile(args, cfg, test, kernels):
+def guest(args, name, kdir, kernel, append, gdb=None):
+    """Boot @kdir's kernel in bench mode; its results channel, or exit."""
+    outdir = os.path.join(args.out, name)
+    ns = ktest.guest_args(
+        name=name, mode='bench', kernel=bench.image_of(kdir),
+        initrd=os.path.join(args.out, 'initramfs-%s.cpio.gz' % kernel),
+        outdir=outdir, timeout=args.timeout, memory='1G', kvm=False,
+        smp=1, cpu='max', gdb=gdb, append=' '.join(append.split()))
+    _, results, timed_out, status, _ = ktest.run_guest(ns)
+    if timed_out or status or not results or ktest.DONE_MARK not in results:
+        raise SystemExit('iprofile: %s: the guest did not finish, see %s'
+                         % (name, outdir))
+    return results
+
+
+def symbols(args, kernel, kdir):
+    """The symbols of @kernel, from a guest that ran the module once (kept
+    in DIR/kallsyms-KERNEL.txt while the kernel image is older)."""
+    path = os.path.join(args.out, 'kallsyms-%s.txt' % kernel)
+    if not os.path.exists(path) or os.path.getmtime(path) < \
+            os.path.getmtime(bench.image_of(kdir)):
+        results = guest(args, 'kallsyms-' + kernel, kdir, kernel,
+                        'nokaslr harness.kallsyms=1 harness.bench=loops=1,'
+                        'only=kmalloc,cpu=0')
+        with open(path, 'w') as f:
+            f.write('\n'.join(bench.sections(results).get('kallsyms', [])))
+    with open(path) as f:
+        return SymbolMap(f.read().splitlines())
+
+
+def profile(args, cfg, test, kdir, syms):
     """Instructions by address of one loop of @test in configuration @cfg."""
     label, _, kernel, append, setup, params, _ = cfg
-    kdir = kernels[kernel]
-    syms = SymbolMap(os.path.join(kdir, 'System.map'))
-    outdir = os.path.join(args.out, '%s-%s' % (label, test))
-    os.makedirs(outdir, exist_ok=True)
-    sock = os.path.join(outdir, 'gdb.sock')
-    trace = os.path.join(args.out, '%s-%s.json' % (label, test))
+    name = '%s-%s' % (label, test)
+    sock = os.path.join(args.out, name + '.sock')
+    trace = os.path.join(args.out, name + '.json')
     for f in (sock, trace):
         if os.path.exists(f):
             os.unlink(f)
@@ -91,28 +123,22 @@ def profile(args, cfg, test, kernels):
                IPROFILE_KTIME_GET='%x' % syms.addr['ktime_get'],
                IPROFILE_END='%x' % syms.end)
     here = os.path.dirname(os.path.abspath(__file__))
-    with open(os.path.join(outdir, 'gdb.log'), 'w') as log:
+    os.makedirs(os.path.join(args.out, name), exist_ok=True)
+    with open(os.path.join(args.out, name, 'gdb.log'), 'w') as log:
         gdb = subprocess.Popen(
-            ['gdb', '-batch', '-nx', '-x', os.path.join(here,
-                                                        'iprofile-gdb.py')],
+            ['gdb', '-batch', '-nx', '-x',
+             os.path.join(here, 'iprofile-gdb.py')],
             env=env, stdin=subprocess.DEVNULL, stdout=log,
             stderr=subprocess.STDOUT)
-        ns = ktest.guest_args(
-            name='%s-%s' % (label, test), mode='bench',
-            kernel=bench.image_of(kdir),
-            initrd=os.path.join(args.out, 'initramfs-%s.cpio.gz' % kernel),
-            outdir=outdir, timeout=args.timeout, memory='1G', kvm=False,
-            smp=1, cpu='max', gdb=sock, append=' '.join(append.split()))
-        _, results, timed_out, status, _ = ktest.run_guest(ns)
-        gdb.wait()
+        try:
+            guest(args, name, kdir, kernel, append, gdb=sock)
+        finally:
+            gdb.wait()
     if gdb.returncode or not os.path.exists(trace):
-        raise SystemExit('iprofile: (%s) %s: gdb failed, see %s' % (
-            label, test, os.path.join(outdir, 'gdb.log')))
-    if timed_out or status or not results or ktest.DONE_MARK not in results:
-        raise SystemExit('iprofile: (%s) %s: the guest did not finish, '
-                         'see %s' % (label, test, outdir))
+        raise SystemExit('iprofile: %s: gdb failed, see %s' % (
+            name, os.path.join(args.out, name, 'gdb.log')))
     with open(trace) as f:
-        return {int(a, 16): n for a, n in json.load(f).items()}, syms
+        return {int(a, 16): n for a, n in json.load(f).items()}
 
 
 def by_function(counts, syms, ops):
@@ -125,13 +151,16 @@ def by_function(counts, syms, ops):
 
 def table(test, labels, funcs, top):
     """Markdown rows: every function whose count differs from the first
-    configuration's, largest difference first, then the totals."""
+    configuration's, largest difference first (alone: every function,
+    largest first), then the totals."""
     base = labels[0]
     names = set()
     for f in funcs.values():
         names.update(f)
 
     def delta(name):
+        if len(labels) == 1:
+            return funcs[base][name]
         return max(abs(funcs[l].get(name, 0) - funcs[base].get(name, 0))
                    for l in labels[1:])
     changed = sorted((n for n in names if delta(n) >= 0.05),
@@ -192,6 +221,8 @@ def main():
         subprocess.run([os.path.join(here, 'initramfs.sh'),
                         os.path.join(args.out, 'initramfs-%s.cpio.gz' % name),
                         args.tree, '', kernels[name]], check=True)
+    syms = {k: symbols(args, k, kernels[k])
+            for k in {all_configs[l][2] for l in labels}}
     lines = ['# Instruction profiles', '',
              'Command: `%s`. One loop of each test stepped with gdb after '
              'two loops of warm-up; per allocation and free.' % os.environ.get(
@@ -199,8 +230,10 @@ def main():
     for test in tests:
         funcs = {}
         for l in labels:
-            counts, syms = profile(args, all_configs[l], test, kernels)
-            funcs[l] = by_function(counts, syms, OPS[test])
+            kernel = all_configs[l][2]
+            counts = profile(args, all_configs[l], test, kernels[kernel],
+                             syms[kernel])
+            funcs[l] = by_function(counts, syms[kernel], OPS[test])
             print('iprofile: (%s) %s: %.1f instructions per op' % (
                 l, test, sum(funcs[l].values())), flush=True)
         lines += table(test, labels, funcs, args.top) + ['']

@@ -536,21 +536,22 @@ class InstructionProfile(unittest.TestCase):
     operation, the functions that differ listed largest first."""
 
     def test_names_and_table(self):
-        with tempfile.TemporaryDirectory() as d:
-            path = os.path.join(d, 'System.map')
-            with open(path, 'w') as f:
-                f.write('ffffffff81000000 T _stext\n'
-                        'ffffffff81001000 T __kmalloc\n'
-                        'ffffffff81001200 t alloc_tag_add_slow\n'
-                        'ffffffff81002000 D some_data\n'
-                        'ffffffff81003000 T kfree\n'
-                        'ffffffff84000000 B _end\n')
-            syms = iprofile.SymbolMap(path)
+        syms = iprofile.SymbolMap([
+            'ffffffff81000000 T _stext',
+            'ffffffff81001000 T __kmalloc',
+            'ffffffff81001200 t alloc_tag_add_slow',
+            'ffffffff81003000 T kfree',
+            'ffffffff84000000 B _end',
+            'ffffffffc0000000 t kmalloc_loop\t[alloc_tag_bench]',
+            'ffffffffc0000100 t page_loop\t[alloc_tag_bench]'])
         self.assertEqual(syms.name(0xffffffff81001010), '__kmalloc')
         self.assertEqual(syms.name(0xffffffff81001200), 'alloc_tag_add_slow')
-        # Data symbols do not split a function.
-        self.assertEqual(syms.name(0xffffffff81002008), 'alloc_tag_add_slow')
-        self.assertEqual(syms.name(0xffffffffc0001000), '[module]')
+        self.assertEqual(syms.name(0xffffffff81003008), 'kfree')
+        # Past vmlinux's end, only a module's symbol names an address.
+        self.assertEqual(syms.name(0xffffffff84000010), '?')
+        self.assertEqual(syms.name(0xffffffffc0000010),
+                         'kmalloc_loop [alloc_tag_bench]')
+        self.assertEqual(syms.name(0xffffffff80000000), '?')
         self.assertEqual(syms.addr['_end'], 0xffffffff84000000)
         base = iprofile.by_function({0xffffffff81001000: 30,
                                      0xffffffff81001004: 30,
@@ -561,7 +562,7 @@ class InstructionProfile(unittest.TestCase):
                                      0xffffffff81003000: 120,
                                      0xffffffffc0000010: 3}, syms, 30)
         self.assertEqual(base, {'__kmalloc': 2.0, 'kfree': 2.0,
-                                '[module]': 0.1})
+                                'kmalloc_loop [alloc_tag_bench]': 0.1})
         rows = iprofile.table('kmalloc', ['1', '3'],
                               {'1': base, '3': ours}, top=2)
         self.assertEqual(rows[2:], [
