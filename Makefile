@@ -56,7 +56,8 @@ BOOT_debug        := debug|alloc_tag:allocinfo_test,alloc_tag:module_test,alloc_
 # checks: pages in use before page_ext are marked, no free warns.
 BOOT_debug-index  := debug|alloc_tag:allocinfo_test,$(SHOW_MEM)|kunit.enable=0
 # Two NUMA nodes; page_owner on, for page_owner_test; kmemleak_test last.
-BOOT_hardening    := debug|alloc_tag:allocinfo_test,alloc_tag:hash_test,alloc_tag:module_test,alloc_tag:page_owner_test,$(STRESS),alloc_tag:kmemleak_test|harness.numa=2 page_owner=on
+# The KUnit suites and the stress test run in the debug boot.
+BOOT_hardening    := debug|alloc_tag:allocinfo_test,alloc_tag:hash_test,alloc_tag:module_test,alloc_tag:page_owner_test,alloc_tag:kmemleak_test|kunit.enable=0 harness.numa=2 page_owner=on
 BOOT_boot-never   := test|alloc_tag:boot_param_test,$(SHOW_MEM)|kunit.enable=0 sysctl.vm.mem_profiling=never
 # Off, spelled as upstream's documentation allows (page tags compressed).
 BOOT_boot-off     := test|alloc_tag:boot_param_test,$(SHOW_MEM),$(BENCH)|kunit.enable=0 sysctl.vm.mem_profiling=off

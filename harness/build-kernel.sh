@@ -36,6 +36,9 @@ targets="${KIMAGE##*/} $KDTB"
 grep -q '^CONFIG_MODULES=y' "$out/.config" && targets="$targets modules"
 export KBUILD_BUILD_TIMESTAMP='Thu Jan  1 00:00:00 UTC 2026'
 export KBUILD_BUILD_USER=alloc-tag KBUILD_BUILD_HOST=harness
+# ccache's depend mode hashes the headers that kbuild's -MMD lists instead
+# of running the preprocessor first: a miss costs a quarter less.
+export CCACHE_DEPEND=1
 echo "build: $out ($targets), log in $out/build.log"
 start=$(date +%s)
 if ! make -C "$tree" O="$(cd "$out" && pwd)" ARCH="$KARCH" \

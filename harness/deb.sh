@@ -95,8 +95,9 @@ frags=("$repo/configs/profiling.config" "$repo/configs/deb.config" "$out/signing
 # compiler under the same name leaves that option as Debian has it (a
 # cross compiler's name differs). KERNELRELEASE given, as Debian's own
 # build gives it.
+# ccache's depend mode: as in build-kernel.sh.
 kmake() {
-	make -C "$tree" O="$obj" ARCH="$KARCH" CROSS_COMPILE="$KCROSS" \
+	CCACHE_DEPEND=1 make -C "$tree" O="$obj" ARCH="$KARCH" CROSS_COMPILE="$KCROSS" \
 		CC="ccache ${KCROSS}gcc-12" KERNELRELEASE="$release" \
 		-j"$(nproc)" "$@"
 }

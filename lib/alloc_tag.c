@@ -965,12 +965,10 @@ static noinline void pgalloc_tag_add_page_ext(struct page *page,
 		pgalloc_tag_add_checked(page, current->alloc_tag, nr);
 		return;
 	}
-	page_ext = page_ext_get(page);
-	if (page_ext) {
+	page_ext = page_ext_of_owned_page(page);
+	if (page_ext)
 		alloc_tag_add_unflagged(codetag_ref_from_page_ext(page_ext),
 					current->alloc_tag, PAGE_SIZE * nr);
-		page_ext_put(page_ext);
-	}
 }
 
 static noinline void pgalloc_tag_sub_page_ext(struct page *page,
@@ -982,29 +980,26 @@ static noinline void pgalloc_tag_sub_page_ext(struct page *page,
 		pgalloc_tag_sub_checked(page, nr);
 		return;
 	}
-	page_ext = page_ext_get(page);
-	if (page_ext) {
+	page_ext = page_ext_of_owned_page(page);
+	if (page_ext)
 		alloc_tag_sub_unflagged(codetag_ref_from_page_ext(page_ext),
 					PAGE_SIZE * nr);
-		page_ext_put(page_ext);
-	}
 }
 
 /* Page tag indices in page_ext: the slot of a page being allocated or freed. */
 static inline bool page_ext_tag_idx_set(struct page *page, unsigned long idx)
 {
-	struct page_ext *page_ext = page_ext_get(page);
+	struct page_ext *page_ext = page_ext_of_owned_page(page);
 
 	if (!page_ext)
 		return false;
 	WRITE_ONCE(*page_tag_idx_from_page_ext(page_ext), idx);
-	page_ext_put(page_ext);
 	return true;
 }
 
 static inline unsigned long page_ext_tag_idx_take(struct page *page)
 {
-	struct page_ext *page_ext = page_ext_get(page);
+	struct page_ext *page_ext = page_ext_of_owned_page(page);
 	unsigned long idx;
 	u16 *slot;
 
@@ -1014,7 +1009,6 @@ static inline unsigned long page_ext_tag_idx_take(struct page *page)
 	idx = READ_ONCE(*slot);
 	if (idx)
 		WRITE_ONCE(*slot, 0);
-	page_ext_put(page_ext);
 	return idx;
 }
 

@@ -19,6 +19,9 @@
 
 extern struct page_ext_operations page_alloc_tagging_ops;
 
+/* In mm/page_ext.c, for the allocation and free hooks. */
+struct page_ext *page_ext_of_owned_page(struct page *page);
+
 static inline union codetag_ref *codetag_ref_from_page_ext(struct page_ext *page_ext)
 {
 	return (void *)page_ext + page_alloc_tagging_ops.offset;
