@@ -294,9 +294,9 @@ bench: check-deps kernel-benchbase kernel-benchprof kernel-benchoff $(UP_KERNELS
 		$(if $(ICOUNT),--icount) $(BENCH_ARGS)
 endif
 
-# Where the instructions go: one loop of each test stepped with gdb in
-# the configurations PROFILE (make bench's labels, the baseline first),
-# counted per function. DEBIAN=1: make bench DEBIAN=1's two kernels.
+# Where the instructions go: two loops of each test stepped with gdb (the
+# quieter kept) in the configurations PROFILE (make bench's labels, the
+# baseline first), counted per function. DEBIAN=1: make bench DEBIAN=1's two kernels.
 ifneq ($(DEBIAN),)
 PROFILE ?= d1,d2
 iprofile: deb check-deps

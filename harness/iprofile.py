@@ -105,7 +105,8 @@ def symbols(args, kernel, kdir):
 
 
 def profile(args, cfg, test, kdir, syms):
-    """Instructions by address of one loop of @test in configuration @cfg."""
+    """Instructions by address of the quieter of two loops of @test in
+    configuration @cfg."""
     label, _, kernel, append, setup, params, _ = cfg
     name = '%s-%s' % (label, test)
     sock = os.path.join(args.out, name + '.sock')
