@@ -11,6 +11,14 @@
 
 #include <linux/alloc_tag.h>
 
+#ifdef CONFIG_SPARSEMEM
+/*
+ * Bit 0 of a section's page_ext pointer: mm/page_ext.c is freeing the
+ * section's page_ext. Here for the inline lookup of page tags.
+ */
+#define PAGE_EXT_INVALID	0x1
+#endif
+
 #ifdef CONFIG_MEM_ALLOC_PROFILING
 
 #include <linux/atomic.h>
@@ -19,8 +27,37 @@
 
 extern struct page_ext_operations page_alloc_tagging_ops;
 
+#ifdef CONFIG_SPARSEMEM
+/**
+ * page_ext_of_owned_page() - Get the extended information of a page the
+ * caller is allocating or freeing.
+ * @page: The page.
+ *
+ * As lookup_page_ext() in mm/page_ext.c, inline for the page allocator's
+ * hooks and without what an owned page need not check: its section and
+ * the section's root exist. Memory offlining frees a range's page_ext only
+ * once every page of the range is free, so the page_ext stays valid
+ * without page_ext_get()'s RCU read-side section.
+ *
+ * Return: NULL if no page_ext exists for this page (not set up yet, or
+ * the section's page_ext marked invalid).
+ * Context: Any context.
+ */
+static __always_inline struct page_ext *page_ext_of_owned_page(struct page *page)
+{
+	unsigned long pfn = page_to_pfn(page);
+	unsigned long nr = pfn_to_section_nr(pfn);
+	struct mem_section *ms = &mem_section[SECTION_NR_TO_ROOT(nr)][nr & SECTION_ROOT_MASK];
+	struct page_ext *page_ext = READ_ONCE(ms->page_ext);
+
+	if (unlikely(!page_ext || ((unsigned long)page_ext & PAGE_EXT_INVALID)))
+		return NULL;
+	return (void *)page_ext + page_ext_size * pfn;
+}
+#else
 /* In mm/page_ext.c, for the allocation and free hooks. */
 struct page_ext *page_ext_of_owned_page(struct page *page);
+#endif
 
 static inline union codetag_ref *codetag_ref_from_page_ext(struct page_ext *page_ext)
 {
