@@ -540,6 +540,8 @@ class InstructionProfile(unittest.TestCase):
             'ffffffff81000000 T _stext',
             'ffffffff81001000 T __kmalloc',
             'ffffffff81001200 t alloc_tag_add_slow',
+            'ffffffff81001400 T __kmalloc_noprof',
+            'ffffffff81001600 t should_failslab.constprop.0',
             'ffffffff81003000 T kfree',
             'ffffffff84000000 B _end',
             'ffffffffc0000000 t kmalloc_loop\t[alloc_tag_bench]',
@@ -557,12 +559,17 @@ class InstructionProfile(unittest.TestCase):
                                      0xffffffff81001004: 30,
                                      0xffffffff81003000: 60,
                                      0xffffffffc0000010: 3}, syms, 30)
-        ours = iprofile.by_function({0xffffffff81001000: 30,
+        ours = iprofile.by_function({0xffffffff81001400: 30,
                                      0xffffffff81001200: 90,
                                      0xffffffff81003000: 120,
                                      0xffffffffc0000010: 3}, syms, 30)
         self.assertEqual(base, {'__kmalloc': 2.0, 'kfree': 2.0,
                                 'kmalloc_loop [alloc_tag_bench]': 0.1})
+        # Ours renames the entry points; gcc names its clones.
+        self.assertEqual(iprofile.by_function({0xffffffff81001404: 30,
+                                               0xffffffff81001608: 60},
+                                              syms, 30),
+                         {'__kmalloc': 1.0, 'should_failslab': 2.0})
         rows = iprofile.table('kmalloc', ['1', '3'],
                               {'1': base, '3': ours}, top=2)
         self.assertEqual(rows[2:], [
