@@ -583,15 +583,20 @@ class InstructionProfile(unittest.TestCase):
 class DebianMemory(unittest.TestCase):
     """make debian-run's memory table, from the boots' `memory` checks."""
 
-    def boot(self, free, slab, page_ext=None, vectors=None):
+    def boot(self, free, slab, page_ext=None, slabs=0, percpu=1000):
         lines = ['# meminfo: MemTotal:        2000000 kB',
                  '# meminfo: MemFree:         %d kB' % free,
                  '# meminfo: Slab:            %d kB' % slab,
                  '# meminfo: SUnreclaim:      10000 kB',
-                 '# meminfo: Percpu:          1000 kB']
+                 '# meminfo: Percpu:          %d kB' % percpu]
         if page_ext is not None:
-            lines += ['# page_ext: %d' % page_ext, '# call sites: 3305',
-                      '# slab vectors: %d' % vectors]
+            lines += ['# page_ext: %d' % page_ext]
+            # 64 objects a slab: a 1 KiB vector each.
+            if slabs:
+                lines += ['# slabinfo: kmalloc-64 %d %d 64 64 1 : tunables '
+                          '0 0 0 : slabdata %d %d 0' % (
+                              64 * slabs, 64 * slabs, slabs, slabs)]
+            lines += ['# call sites: 3305', '# alloc_tags: 132000']
         with tempfile.NamedTemporaryFile('w', delete=False) as f:
             f.write('\n'.join(['# harness: begin x', 'ok 1 default_target'] +
                               lines + ['ok 2 memory']) + '\n')
@@ -605,29 +610,33 @@ class DebianMemory(unittest.TestCase):
 
     def test_table_and_targets(self):
         out = self.run_table(self.boot(1000000, 30000),
-                             self.boot(998000, 30200, 1048576, 204800),
-                             self.boot(998500, 30100, 1048576, 0))
+                             self.boot(998000, 30200, 1048576, 200, 1100),
+                             self.boot(998500, 30100, 1048576, 0, 1100))
         self.assertIn('| in use (MemTotal - MemFree) | 1000000 | 1002000 '
                       '(+2000) | 1001500 (+1500) |', out)
         self.assertIn('| page_ext | 0 | 1024 (+1024) | 1024 (+1024) |', out)
-        self.assertIn('| slab vectors (`/proc/allocinfo`) | 0 | 200 (+200) '
-                      '| 0 (+0) |', out)
+        self.assertIn('| slab vectors (16 B per object of every slab in '
+                      '`/proc/slabinfo`) | 0 | 200 (+200) | 0 (+0) |', out)
+        self.assertIn('| the tags (`alloc_tags` section) | 0 | 128 (+128) '
+                      '| 128 (+128) |', out)
         self.assertIn('- page tags: 2.00 B a page of RAM, target 2: met', out)
-        self.assertIn('- all profiling adds (in use, on - Debian\'s): 0.095% '
-                      'of RAM, target 0.1%: met', out)
+        # 1024 + 200 + 128.9 + 100 kB of 2 GiB
+        self.assertIn('- all profiling adds (page_ext, vectors, tags, '
+                      '`Percpu:` on - Debian\'s): 1452 kB, 0.069% of RAM, '
+                      'target 0.1%: met', out)
         self.assertIn('- slab vectors: 0.66% of `Slab:`, target 1%: met', out)
         out = self.run_table(self.boot(1000000, 30000),
-                             self.boot(997000, 30200, 4194304, 409600),
-                             self.boot(998500, 30100, 1048576, 0))
+                             self.boot(997000, 30200, 4194304, 400),
+                             self.boot(998500, 30100, 1048576))
         self.assertIn('- page tags: 8.00 B a page of RAM, target 2: MISSED',
                       out)
-        self.assertIn('0.143% of RAM, target 0.1%: MISSED', out)
+        self.assertIn('4624 kB, 0.221% of RAM, target 0.1%: MISSED', out)
         self.assertIn('- slab vectors: 1.32% of `Slab:`, target 1%: MISSED',
                       out)
 
     def test_missing_boot(self):
-        out = self.run_table('/nonexistent', self.boot(1, 1, 0, 0),
-                             self.boot(1, 1, 0, 0))
+        out = self.run_table('/nonexistent', self.boot(1, 1, 0),
+                             self.boot(1, 1, 0))
         self.assertEqual(out, 'debian-run: memory: a boot recorded no '
                          '/proc/meminfo\n')
 
