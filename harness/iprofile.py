@@ -59,7 +59,9 @@ class SymbolMap:
         syms.sort()
         self.starts = [a for a, _ in syms]
         self.names = [n for _, n in syms]
-        self.end = self.addr['_end']
+        # vmlinux's text ends with its init text (or before it); modules'
+        # text is above. Both symbols are listed without KALLSYMS_ALL.
+        self.end = max(self.addr['_etext'], self.addr['_einittext'])
 
     def name(self, pc):
         i = bisect.bisect_right(self.starts, pc) - 1

@@ -543,7 +543,9 @@ class InstructionProfile(unittest.TestCase):
             'ffffffff81001400 T __kmalloc_noprof',
             'ffffffff81001600 t should_failslab.constprop.0',
             'ffffffff81003000 T kfree',
-            'ffffffff84000000 B _end',
+            'ffffffff81004000 T _etext',
+            'ffffffff83000000 T _sinittext',
+            'ffffffff84000000 T _einittext',
             'ffffffffc0000000 t kmalloc_loop\t[alloc_tag_bench]',
             'ffffffffc0000100 t page_loop\t[alloc_tag_bench]'])
         self.assertEqual(syms.name(0xffffffff81001010), '__kmalloc')
@@ -554,7 +556,7 @@ class InstructionProfile(unittest.TestCase):
         self.assertEqual(syms.name(0xffffffffc0000010),
                          'kmalloc_loop [alloc_tag_bench]')
         self.assertEqual(syms.name(0xffffffff80000000), '?')
-        self.assertEqual(syms.addr['_end'], 0xffffffff84000000)
+        self.assertEqual(syms.end, 0xffffffff84000000)
         base = iprofile.by_function({0xffffffff81001000: 30,
                                      0xffffffff81001004: 30,
                                      0xffffffff81003000: 60,
