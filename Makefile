@@ -144,7 +144,7 @@ help:
 	@echo "            UPSTREAM=1: upstream 6.12's implementation beside ours;"
 	@echo "            DEBIAN=1: make deb's kernel against Debian's own)"
 	@echo "make iprofile  instructions per function of each benchmark path (PROFILE=1,3;"
-	@echo "            DEBIAN=1: PROFILE=d1,d2)"
+	@echo "            DEBIAN=1: PROFILE=d1,d2; TESTS=kmalloc,page,order2,vmalloc)"
 	@echo "make stress  the stress test for STRESS_SECONDS (600) in STRESS_KERNEL (test)"
 	@echo "make tree    lay base + overlay into $(TREE) (FORCE=1 discards edits)"
 	@echo "make checkpatch  checkpatch --strict on the overlay's files and patches"
@@ -302,18 +302,19 @@ PROFILE ?= d1,d2
 iprofile: deb check-deps
 	@harness/deps.sh iprofile $(TOOLS)
 	@harness/bench-debian.sh $(TREE) $(DEB_OUT) $(BENCH_DEBIAN)
-	@IPROFILE_COMMAND="make iprofile DEBIAN=1 PROFILE=$(PROFILE)" \
+	@IPROFILE_COMMAND="make iprofile DEBIAN=1 PROFILE=$(PROFILE)$(if $(TESTS), TESTS=$(TESTS))" \
 		$(PY) harness/iprofile.py --tree $(TREE) \
 		--debian $(BENCH_DEBIAN)/debian --ours $(BENCH_DEBIAN)/ours \
-		--out $(B)/iprofile-debian --configs $(PROFILE)
+		--out $(B)/iprofile-debian --configs $(PROFILE) $(if $(TESTS),--tests $(TESTS))
 else
 PROFILE ?= 1,3
 iprofile: check-deps kernel-benchbase kernel-benchprof kernel-benchoff
 	@harness/deps.sh iprofile $(TOOLS)
-	@IPROFILE_COMMAND="make iprofile PROFILE=$(PROFILE)" \
+	@IPROFILE_COMMAND="make iprofile PROFILE=$(PROFILE)$(if $(TESTS), TESTS=$(TESTS))" \
 		$(PY) harness/iprofile.py --tree $(TREE) \
 		--base $(B)/kernel-benchbase --prof $(B)/kernel-benchprof \
-		--off $(B)/kernel-benchoff --out $(B)/iprofile --configs $(PROFILE)
+		--off $(B)/kernel-benchoff --out $(B)/iprofile --configs $(PROFILE) \
+		$(if $(TESTS),--tests $(TESTS))
 endif
 
 upstream-tree: deps
