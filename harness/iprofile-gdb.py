@@ -2,10 +2,10 @@
 # a QEMU guest's gdbstub, wait for the benchmark module's first call of
 # ktime_get() after IPROFILE_SKIP of them (the start of a timed loop), step
 # every instruction until the next (its end), do so for the loop after,
-# and write how often each address ran in each. The environment gives IPROFILE_SOCKET, IPROFILE_OUT,
-# IPROFILE_SKIP and, in hex,
-# IPROFILE_FINIT (the finit_module system call), IPROFILE_KTIME_GET and
-# IPROFILE_END (vmlinux's _end: modules lie above it).
+# and write how often each address ran in each. The environment gives
+# IPROFILE_SOCKET, IPROFILE_OUT, IPROFILE_SKIP and, in hex, IPROFILE_FINIT
+# (the finit_module system call), IPROFILE_KTIME_GET and IPROFILE_END (the
+# end of vmlinux's text: modules lie above it).
 import json
 import os
 import time
@@ -51,16 +51,21 @@ def run_to(addr):
     gdb.execute('continue', to_string=True)
 
 
+def past_module_ktime_get(calls):
+    """Continue through @calls calls of ktime_get() from the module, and
+    back into the module from the last."""
+    gdb.execute('break *0x%x' % KTIME_GET, to_string=True)
+    while calls:
+        gdb.execute('continue', to_string=True)
+        if caller() > END:
+            calls -= 1
+    gdb.execute('delete', to_string=True)
+    run_to(caller())
+
+
 # Only after the module is being loaded: ktime_get() runs all the time.
 run_to(FINIT)
-gdb.execute('break *0x%x' % KTIME_GET, to_string=True)
-calls = 0
-while calls <= SKIP:
-    gdb.execute('continue', to_string=True)
-    if caller() > END:
-        calls += 1
-gdb.execute('delete', to_string=True)
-run_to(caller())
+past_module_ktime_get(SKIP + 1)
 
 # Two loops, each counted apart: iprofile.py keeps the one with fewer
 # instructions (a context switch or a timer in a loop only adds some).
@@ -69,12 +74,7 @@ for i in range(2):
     if i:
         # Out of ktime_get() (the loop's end) and into the next loop.
         run_to(caller())
-        while True:
-            gdb.execute('tbreak *0x%x' % KTIME_GET, to_string=True)
-            gdb.execute('continue', to_string=True)
-            if caller() > END:
-                break
-        run_to(caller())
+        past_module_ktime_get(1)
     counts = {}
     steps = 0
     while True:

@@ -13,10 +13,10 @@ package). Each configuration and test then boots one guest (QEMU TCG, one
 CPU, gdbstub on a Unix socket, nokaslr), in which alloc_tag_bench runs
 the test four times, one loop each; gdb (iprofile-gdb.py) steps every
 instruction of the last two loops, and the one with fewer instructions is
-kept (a context switch or a timer in a loop only adds). The instructions are counted per
-function, the module's own code included, and divided by the loop's
-operations, so that they compare with make bench ICOUNT=1's figures
-(which also count what the loop amortises: refills, lazy purges).
+kept (a context switch or a timer in a loop only adds). The instructions
+are counted per function, the module's own code included, and divided by
+the loop's operations, so that they compare with make bench ICOUNT=1's
+figures (which also count what the loop amortises: refills, lazy purges).
 
 Prints, per test, every function whose count differs between the
 configurations (the first is the baseline), largest difference first, and
