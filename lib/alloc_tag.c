@@ -951,8 +951,8 @@ static noinline void pgalloc_tag_sub_checked(struct page *page,
 }
 
 /*
- * Page tag pointers in page_ext: the lookup costs registers the others
- * need not.
+ * Page tag pointers in page_ext, out of line: the hooks' index paths keep
+ * their registers for their own lookup or, compressed, need none.
  * While some site is flagged, the checked path, which keeps the page for
  * the control file: here it would cost a register after the lookup.
  */
