@@ -42,7 +42,7 @@ export CCACHE_DEPEND=1
 echo "build: $out ($targets), log in $out/build.log"
 start=$(date +%s)
 if ! make -C "$tree" O="$(cd "$out" && pwd)" ARCH="$KARCH" \
-	CROSS_COMPILE="$KCROSS" CC="ccache ${KCROSS}gcc" \
+	CROSS_COMPILE="$KCROSS" CC="$here/kcc ${KCROSS}gcc" \
 	-j"$(nproc)" $targets >"$out/build.log" 2>&1; then
 	grep -E 'error|Error' "$out/build.log" | head -n 40 >&2
 	echo "build: FAILED: $out (see $out/build.log)" >&2

@@ -98,7 +98,7 @@ frags=("$repo/configs/profiling.config" "$repo/configs/deb.config" "$out/signing
 # ccache's depend mode: as in build-kernel.sh.
 kmake() {
 	CCACHE_DEPEND=1 make -C "$tree" O="$obj" ARCH="$KARCH" CROSS_COMPILE="$KCROSS" \
-		CC="ccache ${KCROSS}gcc-12" KERNELRELEASE="$release" \
+		CC="$here/kcc ${KCROSS}gcc-12" KERNELRELEASE="$release" \
 		-j"$(nproc)" "$@"
 }
 

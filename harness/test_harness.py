@@ -62,8 +62,9 @@ class KunitConsole(unittest.TestCase):
         self.assertEqual(v.problems, [])
         out = io.StringIO()
         ktest.report(v, out)
-        self.assertIn('FAIL t: kunit.list-kunit-test.list_test_list_del',
-                      out.getvalue())
+        self.assertIn('FAIL t: kunit.list-kunit-test.list_test_list_del: '
+                      'list_test_list_del: EXPECTATION FAILED at '
+                      'lib/list-test.c:101\n', out.getvalue())
 
     def test_warn_in_passing_run_fails_the_boot(self):
         v = ktest.analyze('t', log('warn.console'), DONE)
@@ -121,6 +122,9 @@ class ResultsChannel(unittest.TestCase):
                          'fail')
         self.assertEqual(s['kselftest.alloc_tag.crash_test.global.first'],
                          'pass')
+        self.assertEqual(v.tests[0][2],
+                         'allocinfo_test.c:40:header:Expected 0 (0) == '
+                         'strcmp(line, "allocinfo - version: 1.0\\n") (1)')
         self.assertEqual([c for c, _ in v.problems], [
             'kselftest alloc_tag.crash_test: planned 2 results, got 1 '
             '(output truncated?)',
@@ -827,6 +831,48 @@ class DebianRun(unittest.TestCase):
                                   'allocinfo_tool', 'modprobe_lines',
                                   'sort_g_tail', 'sysctl_d', 'sysrq_m'])
         self.assertEqual(v.counts()['pass'], 2)
+
+
+class CompilerWrapper(unittest.TestCase):
+    """harness/kcc: a new signing key reaches the kernel's certificate
+    object although ccache holds that object built with an earlier key."""
+
+    def build(self, cc, obj, key):
+        with open(os.path.join(self.dir, 'certs', 'signing_key.x509'),
+                  'wb') as f:
+            f.write(key)
+        src = os.path.join(self.dir, 'certs', obj + '.S')
+        subprocess.run(cc + ['gcc', '-Wp,-MMD,certs/.%s.o.d' % obj, '-c',
+                             '-o', 'certs/%s.o' % obj, src],
+                       cwd=self.dir, env=self.env, check=True)
+        with open(os.path.join(self.dir, 'certs', obj + '.o'), 'rb') as f:
+            return f.read()
+
+    def hits(self):
+        out = subprocess.run(['ccache', '--print-stats'], env=self.env,
+                             capture_output=True, text=True, check=True)
+        stats = dict(l.split('\t') for l in out.stdout.splitlines())
+        return int(stats['direct_cache_hit'])
+
+    def test_certificate_object_is_never_cached(self):
+        with tempfile.TemporaryDirectory() as d:
+            self.dir = d
+            self.env = dict(os.environ, CCACHE_DIR=os.path.join(d, 'cache'),
+                            CCACHE_DEPEND='1')
+            os.mkdir(os.path.join(d, 'certs'))
+            for obj in ('system_certificates', 'other'):
+                with open(os.path.join(d, 'certs', obj + '.S'), 'w') as f:
+                    f.write('\t.incbin "certs/signing_key.x509"\n')
+            kcc = [os.path.join(HERE, 'kcc')]
+            self.assertIn(b'first key', self.build(kcc, 'system_certificates',
+                                                   b'first key'))
+            self.assertIn(b'second key', self.build(kcc, 'system_certificates',
+                                                    b'second key'))
+            # Any other object still goes through ccache.
+            self.build(kcc, 'other', b'first key')
+            self.assertEqual(0, self.hits())
+            self.build(kcc, 'other', b'second key')
+            self.assertEqual(1, self.hits())
 
 
 class Machines(unittest.TestCase):
