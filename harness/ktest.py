@@ -60,6 +60,9 @@ RESULT_RE = re.compile(
     r'\s*(?:#\s*(?P<directive>\S+)(?P<reason>.*))?$')
 PLAN_RE = re.compile(r'^(?P<indent>\s*)1\.\.(?P<count>\d+)\s*$')
 SUBTEST_RE = re.compile(r'^(?P<indent>\s*)# Subtest: (?P<name>\S+)')
+# A failed check's diagnostic: kselftest's "# file.c:LINE:test:Expected ..."
+# and TH_LOG() lines, KUnit's "# case: EXPECTATION FAILED at file.c:LINE".
+WHERE_RE = re.compile(r'^\s*#\s*(?P<text>.*\S+\.c:\d+.*)$')
 
 
 def clean(line):
@@ -113,12 +116,14 @@ def parse_tap(lines, prefix, verdict, what, stop_when_planned=False):
     """Parse (K)TAP whose nesting is 4-space indentation (KUnit's KTAP).
 
     Leaf results become tests named PREFIX.suite.case ("# Subtest:" names
-    the suites); a suite whose plan is not met, or that never printed its
-    own result, is reported as truncated. With STOP_WHEN_PLANNED, parsing
-    ends once the top-level plan is met (later TAP on the console is not
-    KUnit's). Returns the number of lines consumed.
+    the suites); a failed leaf is detailed with the first two file:line
+    diagnostics printed before it. A suite whose plan is not met, or that
+    never printed its own result, is reported as truncated. With
+    STOP_WHEN_PLANNED, parsing ends once the top-level plan is met (later
+    TAP on the console is not KUnit's). Returns the number of lines consumed.
     """
     levels = []
+    notes = []
 
     def level(d):
         while len(levels) <= d + 1:
@@ -137,6 +142,9 @@ def parse_tap(lines, prefix, verdict, what, stop_when_planned=False):
             continue
         m = RESULT_RE.match(line)
         if not m:
+            m = WHERE_RE.match(line)
+            if m:
+                notes.append(m.group('text'))
             continue
         d = depth_of(m.group('indent'))
         here = level(d)
@@ -146,7 +154,10 @@ def parse_tap(lines, prefix, verdict, what, stop_when_planned=False):
                         + [name])
         st = status_of(m)
         if child['seen'] == 0:
-            verdict.add(path, st, (m.group('reason') or '').strip())
+            detail = (m.group('reason') or '').strip()
+            if st == 'fail' and not detail:
+                detail = ' | '.join(notes[:2])
+            verdict.add(path, st, detail)
         else:
             if child['plan'] is not None and child['seen'] != child['plan']:
                 verdict.problem('%s %s: planned %d results, got %d' %
@@ -156,6 +167,7 @@ def parse_tap(lines, prefix, verdict, what, stop_when_planned=False):
                     for t in verdict.tests):
                 verdict.add(path, 'fail', 'suite failed')
         del levels[d + 1:]
+        notes = []
         here['seen'] += 1
         if stop_when_planned and d == 0 and here['seen'] == here['plan']:
             return i + 1
