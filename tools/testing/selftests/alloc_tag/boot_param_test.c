@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <malloc.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -150,9 +151,20 @@ static long long anon_bytes(struct __test_metadata *_metadata)
 	return sum;
 }
 
+/* Run on CPU @cpu alone, if there is one. */
+static void run_on(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+}
+
 /*
  * Profiling on: memory faulted in is charged exactly, and uncharged
- * exactly when freed after profiling was switched off and on again.
+ * exactly when freed after profiling was switched off and on again, on
+ * another CPU than the one whose LRU batch the last pages went to.
  */
 static void expect_exact_toggle(struct __test_metadata *_metadata)
 {
@@ -164,12 +176,15 @@ static void expect_exact_toggle(struct __test_metadata *_metadata)
 	mallopt(M_TRIM_THRESHOLD, -1);
 	anon_bytes(_metadata);
 	before = anon_bytes(_metadata);
+	run_on(0);
 	held = hold_memory();
 	ASSERT_NE(NULL, held);
 	EXPECT_EQ(before + held_bytes, anon_bytes(_metadata));
 	ASSERT_EQ(0, sysctl_write("0", 1, 0));
 	ASSERT_EQ(0, sysctl_write("1", 1, 0));
+	run_on(1);
 	release_memory(held);
+	ASSERT_EQ(0, drain_lru_batches());
 	EXPECT_EQ(before, anon_bytes(_metadata));
 }
 

@@ -82,15 +82,6 @@ struct hmm_dmirror_cmd {
 #define NPAGES		64
 
 /*
- * Pages freed by migration wait in the CPUs' LRU batches; compaction
- * drains them all first.
- */
-static int drain_lru_batches(void)
-{
-	return write_file("/proc/sys/vm/compact_memory", "1");
-}
-
-/*
  * Anonymous pages migrated to device-private memory leave their line
  * (device memory is not counted; test_hmm's own backing pages are);
  * touched again, each is migrated back into a page charged to the

@@ -73,6 +73,16 @@ static inline int write_file(const char *path, const char *val)
 	return n == (ssize_t)strlen(val) ? 0 : -EIO;
 }
 
+/*
+ * A freed page still in a CPU's LRU batch (every page just faulted in or
+ * migrated waits there) is freed, and uncharged, only when that batch is
+ * drained; compaction drains every CPU's first. 0 or -errno.
+ */
+static inline int drain_lru_batches(void)
+{
+	return write_file("/proc/sys/vm/compact_memory", "1");
+}
+
 /* 0 or 1; negative if the file cannot be read or holds anything else. */
 static inline int sysctl_read(void)
 {
