@@ -224,13 +224,17 @@ static unsigned long module_idx_limit(void)
 		     page_tag_idx_empty() - 1 - alloc_tag_kernel_count);
 }
 
+/* Tags have indices: vmlinux's fit 16 bits (slab objects keep them). */
+static bool alloc_tags_indexed __ro_after_init;
+
 /*
- * Where page tags live: indices in the free bits of page->flags if asked
- * for and they can hold every index of vmlinux, else 16-bit indices in
- * page_ext, else (or if asked for) pointers in page_ext. Index 0 is no
- * tag, the largest marks untagged pages. Called at the early parameter's
- * application, at page_ext's question and at the core initcall, whichever
- * is first; before any page is tagged.
+ * Every tag gets an index if vmlinux's all fit 16 bits: slab objects keep
+ * them in every mode. Where page tags live: indices in the free bits of
+ * page->flags if asked for and they can hold every index of vmlinux, else
+ * 16-bit indices in page_ext, else (or if asked for) pointers in page_ext.
+ * Index 0 is no tag, the largest marks untagged memory. Called at the
+ * early parameter's application, at page_ext's question and at the core
+ * initcall, whichever is first; before any page is tagged.
  */
 static void __init page_tags_setup(void)
 {
@@ -241,6 +245,14 @@ static void __init page_tags_setup(void)
 		return;
 	done = true;
 	alloc_tag_kernel_count = nr;
+	if (nr + 1 >= PAGE_EXT_TAG_IDX_EMPTY) {
+		pr_warn("allocation profiling: vmlinux's %lu tags do not fit 16-bit indices: page tags are pointers in page_ext, slab objects are not counted\n",
+			nr);
+		return;
+	}
+	for (i = 0; i < nr; i++)
+		__start_alloc_tags[i].ct.flags |= (i + 1) << CODETAG_IDX_SHIFT;
+	alloc_tags_indexed = true;
 	if (pointers_wanted) {
 		pr_info("allocation profiling: page tags are pointers in page_ext\n");
 		return;
@@ -250,23 +262,15 @@ static void __init page_tags_setup(void)
 		pr_info("allocation profiling: page tags compressed into %d of %d free page flag bits: %lu tags addressable, %lu in vmlinux\n",
 			(int)PAGE_TAG_IDX_BITS, (int)PAGE_TAG_FREE_BITS,
 			nr + module_idx_limit(), nr);
-	} else {
-		if (compressed_wanted)
-			pr_info("allocation profiling: page->flags has %d free bits, compressed page tags need %d for vmlinux's %lu tags\n",
-				(int)PAGE_TAG_FREE_BITS, order_base_2(nr + 2),
-				nr);
-		if (nr + 1 >= PAGE_EXT_TAG_IDX_EMPTY) {
-			pr_warn("allocation profiling: vmlinux's %lu tags do not fit 16-bit indices: page tags are pointers in page_ext\n",
-				nr);
-			return;
-		}
-		static_branch_enable(&mem_alloc_page_ext_idx_key);
-		page_alloc_tagging_ops.size = sizeof(u16);
-		pr_info("allocation profiling: page tags are 16-bit indices in page_ext: %lu tags addressable, %lu in vmlinux\n",
-			nr + module_idx_limit(), nr);
+		return;
 	}
-	for (i = 0; i < nr; i++)
-		__start_alloc_tags[i].ct.flags |= (i + 1) << CODETAG_IDX_SHIFT;
+	if (compressed_wanted)
+		pr_info("allocation profiling: page->flags has %d free bits, compressed page tags need %d for vmlinux's %lu tags\n",
+			(int)PAGE_TAG_FREE_BITS, order_base_2(nr + 2), nr);
+	static_branch_enable(&mem_alloc_page_ext_idx_key);
+	page_alloc_tagging_ops.size = sizeof(u16);
+	pr_info("allocation profiling: page tags are 16-bit indices in page_ext: %lu tags addressable, %lu in vmlinux\n",
+		nr + module_idx_limit(), nr);
 }
 
 /*
@@ -304,15 +308,17 @@ early_param("sysctl.vm.mem_profiling", setup_early_mem_profiling);
  * jump_label_init(), which leaves a branch whose key was switched that
  * early as it was compiled: the parameter's choice is only recorded, and
  * applied here, from mm_init(), before the page allocator has any page.
+ * The tags get their indices here too, before the slab allocator's first
+ * object, which keeps one.
  */
 void __init mem_alloc_profiling_init_keys(void)
 {
-	if (boot_enable < 0)
-		return;
-	set_profiling_keys(boot_enable);
-	/* Nothing can have been charged yet: frees need not look. */
-	if (!boot_enable)
-		static_branch_disable(&mem_alloc_tags_in_use_key);
+	if (boot_enable >= 0) {
+		set_profiling_keys(boot_enable);
+		/* Nothing can have been charged yet: frees need not look. */
+		if (!boot_enable)
+			static_branch_disable(&mem_alloc_tags_in_use_key);
+	}
 	page_tags_setup();
 }
 
@@ -598,7 +604,7 @@ static void module_idx_assign(struct module_counters *mc,
 {
 	unsigned long limit = module_idx_limit(), first, slot, i;
 
-	if (!page_tags_indexed() || !nr)
+	if (!alloc_tags_indexed || !nr)
 		return;
 	mutex_lock(&module_idx_lock);
 	if (!module_idx_used)
@@ -630,7 +636,7 @@ static void module_idx_assign(struct module_counters *mc,
 	return;
 full:
 	mutex_unlock(&module_idx_lock);
-	pr_warn("%s: no room for the page tag indices of its %lu allocation call sites: its page allocations are not counted (sysctl.vm.mem_profiling=1,pointers on the command line counts them)\n",
+	pr_warn("%s: no room for the tag indices of its %lu allocation call sites: its slab objects and pages are not counted (sysctl.vm.mem_profiling=1,pointers on the command line counts its pages)\n",
 		start->ct.modname, nr);
 }
 

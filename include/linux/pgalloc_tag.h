@@ -128,24 +128,40 @@ static inline u16 *page_tag_idx_from_page_ext(struct page_ext *page_ext)
 	return (void *)page_ext + page_alloc_tagging_ops.offset;
 }
 
-static inline struct codetag *page_tag_idx_to_ct(unsigned long idx)
+/*
+ * The tag of index @idx (0: none), of a page or a slab object; @empty is
+ * the index that marks memory deliberately left untagged (DEBUG).
+ */
+static inline struct codetag *alloc_tag_idx_to_ct(unsigned long idx,
+						  unsigned long empty)
 {
 	if (!idx)
 		return NULL;
 	if (likely(idx <= alloc_tag_kernel_count))
 		return &__start_alloc_tags[idx - 1].ct;
-	if (idx == page_tag_idx_empty())
+	if (idx == empty)
 		return CODETAG_EMPTY;
 	return alloc_tag_module_ct(idx);
 }
 
-static inline unsigned long page_tag_ct_to_idx(struct codetag *ct)
+static inline unsigned long alloc_tag_ct_to_idx(struct codetag *ct,
+						unsigned long empty)
 {
 	if (!ct)
 		return 0;
 	if (ct == CODETAG_EMPTY)
-		return page_tag_idx_empty();
+		return empty;
 	return alloc_tag_idx(ct_to_alloc_tag(ct));
+}
+
+static inline struct codetag *page_tag_idx_to_ct(unsigned long idx)
+{
+	return alloc_tag_idx_to_ct(idx, page_tag_idx_empty());
+}
+
+static inline unsigned long page_tag_ct_to_idx(struct codetag *ct)
+{
+	return alloc_tag_ct_to_idx(ct, page_tag_idx_empty());
 }
 
 /* Other bits of page->flags change under us: atomically. */
