@@ -583,6 +583,35 @@ static void test_no_obj_ext(struct kunit *test)
 	kmem_cache_destroy(s);
 }
 
+/*
+ * A slab object remembers its call site as the tag's 16-bit index, after
+ * the slab's header, whatever the mode of page tags.
+ */
+static void test_slab_tag_index(struct kunit *test)
+{
+	struct kmem_cache *s;
+	struct slab *slab;
+	unsigned int line;
+	void *p;
+
+	s = kmem_cache_create("alloc_tag_test_index", 48, 0, 0, NULL);
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	p = kmem_cache_alloc(s, GFP_KERNEL); line = __LINE__;
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	slab = virt_to_slab(p);
+	KUNIT_ASSERT_NOT_NULL(test, slab_tags(slab));
+	KUNIT_EXPECT_PTR_EQ(test, (void *)slab_tags(slab),
+			    (void *)slab_obj_exts(slab) +
+			    sizeof(struct slabobj_ext));
+	KUNIT_EXPECT_NE(test, alloc_tag_idx(tag_at(test, line)), 0);
+	KUNIT_EXPECT_EQ(test, slab_tags(slab)[obj_to_index(s, slab, p)],
+			alloc_tag_idx(tag_at(test, line)));
+	expect_charged(test, tag_at(test, line), s->size, 1);
+	kmem_cache_free(s, p);
+	expect_charged(test, tag_at(test, line), 0, 0);
+	kmem_cache_destroy(s);
+}
+
 /* KFENCE objects live outside slabs; they are charged all the same. */
 static void test_kfence(struct kunit *test)
 {
@@ -882,6 +911,7 @@ static struct kunit_case alloc_tag_slab_test_cases[] = {
 	KUNIT_CASE(test_string_helpers),
 	KUNIT_CASE(test_memdup_user),
 	KUNIT_CASE(test_no_obj_ext),
+	KUNIT_CASE(test_slab_tag_index),
 	KUNIT_CASE(test_kfence),
 	KUNIT_CASE(test_mempool),
 	KUNIT_CASE(test_rhashtable),
