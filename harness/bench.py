@@ -246,15 +246,19 @@ def kmalloc_size(size):
     return pages * PAGE_SIZE
 
 
-def obj_ext_bytes(sec, ext_size):
-    """The vectors every slab in /proc/slabinfo would have."""
+def slab_tag_bytes(sec, header):
+    """What profiling gives every slab in /proc/slabinfo: a kmalloc of
+    HEADER bytes (memory cgroups' vector pointer, 8 with CONFIG_MEMCG_KMEM,
+    else 0) and a 16-bit call site index per object. Memory cgroups' own
+    vectors (a pointer per charged slab's object) are not counted: a
+    kernel without profiling has them too."""
     total = 0
     for line in sec.get('slabinfo', []):
         f = line.split()
         if len(f) < 15 or f[0].startswith('#') or f[0] == 'slabinfo':
             continue
         objperslab, num_slabs = int(f[4]), int(f[14])
-        total += num_slabs * kmalloc_size(objperslab * ext_size)
+        total += num_slabs * kmalloc_size(header + 2 * objperslab)
     return total
 
 
@@ -408,7 +412,7 @@ def memory_table(args, kernels, facts):
     section = sym['__stop_alloc_tags'] - sym['__start_alloc_tags']
     # Built-in call sites: the report's lines less its two header lines.
     tags = int(prof_sec['allocinfo-lines'][0]) - 2
-    ext_size = 8 * (1 + config_has(kernels['prof'], 'CONFIG_MEMCG'))
+    header = 8 * config_has(kernels['prof'], 'CONFIG_MEMCG')
     sizes = [size_of(kernels[k]) for k in ('base', 'prof')]
     mem_base, mem_prof = meminfo(base_sec), meminfo(prof_sec)
     used = [ram - m['MemFree'] for m in (mem_base, mem_prof)]
@@ -418,9 +422,9 @@ def memory_table(args, kernels, facts):
          tags * 16 * cpus),
         ('page_ext: a tag reference per page (boot log of (3))',
          facts['3']['page_ext'] - facts['1']['page_ext']),
-        ('slabobj_ext: %d B per object of every slab at boot '
-         '(`/proc/slabinfo` of (3), kmalloc size classes)' % ext_size,
-         obj_ext_bytes(prof_sec, ext_size)),
+        ('slab tags: 2 B per object and %d B per slab, every slab at boot '
+         '(`/proc/slabinfo` of (3), kmalloc size classes)' % header,
+         slab_tag_bytes(prof_sec, header)),
         ('`Slab:` in `/proc/meminfo` after boot, (3) - (1)',
          mem_prof['Slab'] - mem_base['Slab']),
         ('memory in use after boot (RAM - `MemFree`), (3) - (1)',
@@ -512,9 +516,9 @@ def debian_tables(args, configs, samples, facts, kernels):
         ext = facts[label]['page_ext'] - facts['d1']['page_ext']
         rows.append(('page_ext of (%s) (boot log), %.1f B a page' % (
             label, ext / pages), ext))
-    rows += [('slabobj_ext: 16 B per object of every slab at boot '
-              '(`/proc/slabinfo` of (d2), kmalloc size classes)',
-              obj_ext_bytes(ours, 16)),
+    rows += [('slab tags: 2 B per object and 8 B per slab, every slab at '
+              'boot (`/proc/slabinfo` of (d2), kmalloc size classes)',
+              slab_tag_bytes(ours, 8)),
              ('`Slab:` after boot, (d2) - (d1)',
               mem_ours['Slab'] - mem_deb['Slab']),
              ('memory in use after boot (RAM - `MemFree`), (d2) - (d1)',

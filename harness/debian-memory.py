@@ -8,8 +8,9 @@ default.target, on Debian's own kernel and on ours, as allocprof-check's
 RAM_MIB: the guests' memory.
 Prints the table and the distribution-kernel targets met or missed:
 page tags 2 bytes a page, everything profiling adds at most 0.1% of RAM,
-the slab extension vectors at most 1% of `Slab:`. What profiling adds is
-the sum of its parts (page_ext, vectors, tags, per-cpu counters): the
+the slab tags (their indices and headers) at most 1% of `Slab:`. What
+profiling adds is the sum of its parts (page_ext, slab tags, the tags,
+per-cpu counters): the
 memory in use differs between two boots of the same system by more than
 that (the page cache, journald).
 """
@@ -24,8 +25,8 @@ import bench  # noqa: E402
 FACT_RE = re.compile(r'^# (meminfo: (\w+):\s+(\d+) kB|page_ext: (\d+)|'
                      r'slabinfo: (.*)|alloc_tags: (\d+)|call sites: (\d+))$')
 PAGE = 4096
-# struct slabobj_ext with memory cgroups: an obj_cgroup and a tag pointer.
-OBJ_EXT_SIZE = 16
+# The header of a slab's extensions with memory cgroups: their vector.
+SLAB_EXT_HEADER = 8
 
 
 def facts(path):
@@ -51,8 +52,8 @@ def facts(path):
         else:
             out['sites'] = int(m.group(7))
     # Recorded while profiling is on, which gives every slab a vector.
-    out['vectors'] = bench.obj_ext_bytes({'slabinfo': slabinfo},
-                                         OBJ_EXT_SIZE)
+    out['vectors'] = bench.slab_tag_bytes({'slabinfo': slabinfo},
+                                          SLAB_EXT_HEADER)
     return out
 
 
@@ -66,8 +67,8 @@ def table(ram, deb, on, off):
     for key in ('Slab', 'SUnreclaim', 'Percpu'):
         rows.append(('`%s:`' % key, [b.get(key, 0) for b in boots]))
     rows.append(('page_ext', [b.get('page_ext', 0) for b in boots]))
-    rows.append(('slab vectors (%d B per object of every slab in '
-                 '`/proc/slabinfo`)' % OBJ_EXT_SIZE,
+    rows.append(('slab tags (2 B per object, %d B per slab, every slab '
+                 'in `/proc/slabinfo`)' % SLAB_EXT_HEADER,
                  [b.get('vectors', 0) for b in boots]))
     rows.append(('the tags (`alloc_tags` section)',
                  [b.get('tags', 0) for b in boots]))
@@ -88,11 +89,11 @@ def table(ram, deb, on, off):
     out += ['', 'Targets:',
             '- page tags: %.2f B a page of RAM, target 2: %s' % (
                 tag_bytes, 'met' if tag_bytes <= 2 else 'MISSED'),
-            '- all profiling adds (page_ext, vectors, tags, `Percpu:` on - '
+            '- all profiling adds (page_ext, slab tags, tags, `Percpu:` on - '
             'Debian\'s): %d kB, %.3f%% of RAM, target 0.1%%: %s' % (
                 added // 1024, added * 100 / ram,
                 'met' if added * 100 / ram <= 0.1 else 'MISSED'),
-            '- slab vectors: %.2f%% of `Slab:`, target 1%%: %s' % (
+            '- slab tags: %.2f%% of `Slab:`, target 1%%: %s' % (
                 vec_share, 'met' if vec_share <= 1 else 'MISSED')]
     return out
 

@@ -422,14 +422,14 @@ class BenchJudge(unittest.TestCase):
         self.assertEqual([bench.kmalloc_size(n) for n in
                           (1, 8, 100, 3000, 8192, 8193, 20000)],
                          [8, 8, 128, 4096, 8192, 16384, 32768])
-        # 2 slabs of 21 objects: 336 bytes each, in kmalloc-512.
+        # 2 slabs of 21 objects: 8 + 42 bytes each, in kmalloc-64.
         sec = {'slabinfo': [
             'slabinfo - version: 2.1',
             '# name <active_objs> <num_objs> <objsize> <objperslab> '
             '<pagesperslab> : tunables <limit> <batchcount> <sharedfactor> '
             ': slabdata <active_slabs> <num_slabs> <sharedavail>',
             'kmalloc-192 40 42 192 21 1 : tunables 0 0 0 : slabdata 2 2 0']}
-        self.assertEqual(bench.obj_ext_bytes(sec, 16), 1024)
+        self.assertEqual(bench.slab_tag_bytes(sec, 8), 128)
 
     def test_cell(self):
         self.assertEqual(bench.fmt_cell([1.0, 3.0, 2.0], 1.0),
@@ -597,7 +597,7 @@ class DebianMemory(unittest.TestCase):
                  '# meminfo: Percpu:          %d kB' % percpu]
         if page_ext is not None:
             lines += ['# page_ext: %d' % page_ext]
-            # 64 objects a slab: a 1 KiB vector each.
+            # 64 objects a slab: 8 + 128 bytes each, in kmalloc-192.
             if slabs:
                 lines += ['# slabinfo: kmalloc-64 %d %d 64 64 1 : tunables '
                           '0 0 0 : slabdata %d %d 0' % (
@@ -621,23 +621,24 @@ class DebianMemory(unittest.TestCase):
         self.assertIn('| in use (MemTotal - MemFree) | 1000000 | 1002000 '
                       '(+2000) | 1001500 (+1500) |', out)
         self.assertIn('| page_ext | 0 | 1024 (+1024) | 1024 (+1024) |', out)
-        self.assertIn('| slab vectors (16 B per object of every slab in '
-                      '`/proc/slabinfo`) | 0 | 200 (+200) | 0 (+0) |', out)
+        self.assertIn('| slab tags (2 B per object, 8 B per slab, every slab '
+                      'in `/proc/slabinfo`) | 0 | 37 (+37) | 0 (+0) |', out)
         self.assertIn('| the tags (`alloc_tags` section) | 0 | 128 (+128) '
                       '| 128 (+128) |', out)
         self.assertIn('- page tags: 2.00 B a page of RAM, target 2: met', out)
-        # 1024 + 200 + 128.9 + 100 kB of 2 GiB
-        self.assertIn('- all profiling adds (page_ext, vectors, tags, '
-                      '`Percpu:` on - Debian\'s): 1452 kB, 0.069% of RAM, '
+        # 1024 + 37.5 + 128.9 + 100 kB of 2 GiB
+        self.assertIn('- all profiling adds (page_ext, slab tags, tags, '
+                      '`Percpu:` on - Debian\'s): 1290 kB, 0.062% of RAM, '
                       'target 0.1%: met', out)
-        self.assertIn('- slab vectors: 0.66% of `Slab:`, target 1%: met', out)
+        self.assertIn('- slab tags: 0.12% of `Slab:`, target 1%: met', out)
         out = self.run_table(self.boot(1000000, 30000),
-                             self.boot(997000, 30200, 4194304, 400),
+                             self.boot(997000, 30200, 4194304, 2000),
                              self.boot(998500, 30100, 1048576))
         self.assertIn('- page tags: 8.00 B a page of RAM, target 2: MISSED',
                       out)
-        self.assertIn('4624 kB, 0.221% of RAM, target 0.1%: MISSED', out)
-        self.assertIn('- slab vectors: 1.32% of `Slab:`, target 1%: MISSED',
+        # 4096 + 375 + 128.9 kB
+        self.assertIn('4599 kB, 0.219% of RAM, target 0.1%: MISSED', out)
+        self.assertIn('- slab tags: 1.24% of `Slab:`, target 1%: MISSED',
                       out)
 
     def test_missing_boot(self):
