@@ -835,18 +835,17 @@ class DebianRun(unittest.TestCase):
 
 
 class CompilerWrapper(unittest.TestCase):
-    """harness/kcc: a new signing key reaches the kernel's certificate
-    object although ccache holds that object built with an earlier key."""
+    """harness/kcc: what a source includes with .incbin reaches its object
+    although ccache holds that object built from earlier contents (a new
+    signing key, a relinked kernel's piggy.S, the config in configs.c)."""
 
-    def build(self, cc, obj, key):
-        with open(os.path.join(self.dir, 'certs', 'signing_key.x509'),
-                  'wb') as f:
-            f.write(key)
-        src = os.path.join(self.dir, 'certs', obj + '.S')
-        subprocess.run(cc + ['gcc', '-Wp,-MMD,certs/.%s.o.d' % obj, '-c',
-                             '-o', 'certs/%s.o' % obj, src],
-                       cwd=self.dir, env=self.env, check=True)
-        with open(os.path.join(self.dir, 'certs', obj + '.o'), 'rb') as f:
+    def build(self, cc, src, data):
+        with open(os.path.join(self.dir, 'data.bin'), 'wb') as f:
+            f.write(data)
+        obj = os.path.splitext(src)[0] + '.o'
+        subprocess.run(cc + ['gcc', '-Wp,-MMD,.%s.d' % obj, '-c', '-o', obj,
+                             src], cwd=self.dir, env=self.env, check=True)
+        with open(os.path.join(self.dir, obj), 'rb') as f:
             return f.read()
 
     def hits(self):
@@ -855,24 +854,32 @@ class CompilerWrapper(unittest.TestCase):
         stats = dict(l.split('\t') for l in out.stdout.splitlines())
         return int(stats['direct_cache_hit'])
 
-    def test_certificate_object_is_never_cached(self):
+    def test_incbin_sources_are_never_cached(self):
+        sources = {
+            'system_certificates.S': '\t.incbin "data.bin"\n',
+            'piggy.S': '\t.section ".rodata..compressed","a"\n'
+                       '\t.incbin "data.bin"\n',
+            'configs.c': 'asm(".incbin \\"data.bin\\"");\n',
+            'other.S': '\t.ascii "no included file"\n',
+        }
+        kcc = [os.path.join(HERE, 'kcc')]
         with tempfile.TemporaryDirectory() as d:
             self.dir = d
             self.env = dict(os.environ, CCACHE_DIR=os.path.join(d, 'cache'),
                             CCACHE_DEPEND='1')
-            os.mkdir(os.path.join(d, 'certs'))
-            for obj in ('system_certificates', 'other'):
-                with open(os.path.join(d, 'certs', obj + '.S'), 'w') as f:
-                    f.write('\t.incbin "certs/signing_key.x509"\n')
-            kcc = [os.path.join(HERE, 'kcc')]
-            self.assertIn(b'first key', self.build(kcc, 'system_certificates',
-                                                   b'first key'))
-            self.assertIn(b'second key', self.build(kcc, 'system_certificates',
-                                                    b'second key'))
-            # Any other object still goes through ccache.
-            self.build(kcc, 'other', b'first key')
+            for name, text in sources.items():
+                with open(os.path.join(d, name), 'w') as f:
+                    f.write(text)
+            for name in ('system_certificates.S', 'piggy.S', 'configs.c'):
+                self.assertIn(b'version 202', self.build(kcc, name,
+                                                         b'version 202'))
+                self.assertIn(b'version 205', self.build(kcc, name,
+                                                         b'version 205'))
             self.assertEqual(0, self.hits())
-            self.build(kcc, 'other', b'second key')
+            # Any other object still goes through ccache.
+            self.build(kcc, 'other.S', b'version 202')
+            self.assertEqual(0, self.hits())
+            self.build(kcc, 'other.S', b'version 205')
             self.assertEqual(1, self.hits())
 
 
