@@ -210,17 +210,9 @@ static int parse_boot_value(const char *str, bool *enable,
 	return -EINVAL;
 }
 
-/*
- * Compressed indices after vmlinux's go to module tags: at most
- * MODULE_IDX_MAX at a time, found through a table of MODULE_IDX_PIECE
- * entries per piece, allocated as modules need them.
- */
-#define MODULE_IDX_PIECE	1024
-#define MODULE_IDX_MAX		(IS_ENABLED(CONFIG_MODULES) ? 64 * MODULE_IDX_PIECE : 0)
-
 static unsigned long module_idx_limit(void)
 {
-	return min_t(unsigned long, MODULE_IDX_MAX,
+	return min_t(unsigned long, ALLOC_TAG_MODULE_IDX_MAX,
 		     page_tag_idx_empty() - 1 - alloc_tag_kernel_count);
 }
 
@@ -579,25 +571,10 @@ struct module_counters {
  * Slots of compressed indices: slot n is index alloc_tag_kernel_count +
  * 1 + n. A module takes a run as long as its tags, first fit.
  */
-static struct alloc_tag **module_idx_piece[MODULE_IDX_MAX / MODULE_IDX_PIECE];
+struct alloc_tag **alloc_tag_module_idx[ALLOC_TAG_MODULE_IDX_MAX /
+					ALLOC_TAG_MODULE_IDX_PIECE];
 static unsigned long *module_idx_used;
 static DEFINE_MUTEX(module_idx_lock);
-
-/**
- * alloc_tag_module_ct - the module tag of a compressed page tag index
- * @idx: an index above vmlinux's
- *
- * Return: the tag; the page it was read from holds a charge of it, which
- * keeps the module's tags and their slots.
- */
-struct codetag *alloc_tag_module_ct(unsigned long idx)
-{
-	unsigned long slot = idx - alloc_tag_kernel_count - 1;
-	struct alloc_tag **piece;
-
-	piece = READ_ONCE(module_idx_piece[slot / MODULE_IDX_PIECE]);
-	return &piece[slot % MODULE_IDX_PIECE]->ct;
-}
 
 static void module_idx_assign(struct module_counters *mc,
 			      struct alloc_tag *start, unsigned long nr)
@@ -614,20 +591,22 @@ static void module_idx_assign(struct module_counters *mc,
 	first = bitmap_find_next_zero_area(module_idx_used, limit, 0, nr, 0);
 	if (first >= limit)
 		goto full;
-	for (i = first / MODULE_IDX_PIECE; i <= (first + nr - 1) / MODULE_IDX_PIECE; i++) {
-		if (module_idx_piece[i])
+	for (i = first / ALLOC_TAG_MODULE_IDX_PIECE;
+	     i <= (first + nr - 1) / ALLOC_TAG_MODULE_IDX_PIECE; i++) {
+		if (alloc_tag_module_idx[i])
 			continue;
-		module_idx_piece[i] = kcalloc(MODULE_IDX_PIECE,
-					      sizeof(struct alloc_tag *),
-					      GFP_KERNEL);
-		if (!module_idx_piece[i])
+		alloc_tag_module_idx[i] = kcalloc(ALLOC_TAG_MODULE_IDX_PIECE,
+						  sizeof(struct alloc_tag *),
+						  GFP_KERNEL);
+		if (!alloc_tag_module_idx[i])
 			goto full;
 	}
 	bitmap_set(module_idx_used, first, nr);
 	mutex_unlock(&module_idx_lock);
 	for (i = 0; i < nr; i++) {
 		slot = first + i;
-		module_idx_piece[slot / MODULE_IDX_PIECE][slot % MODULE_IDX_PIECE] = &start[i];
+		alloc_tag_module_idx[slot / ALLOC_TAG_MODULE_IDX_PIECE]
+				    [slot % ALLOC_TAG_MODULE_IDX_PIECE] = &start[i];
 		start[i].ct.flags |= (alloc_tag_kernel_count + 1 + slot) <<
 				     CODETAG_IDX_SHIFT;
 	}

@@ -112,11 +112,35 @@ static inline unsigned long page_tag_idx_empty(void)
 /* Index i + 1 is vmlinux's tag i; module tags follow. */
 extern unsigned long alloc_tag_kernel_count;
 extern struct alloc_tag __start_alloc_tags[], __stop_alloc_tags[];
+
+/*
+ * Indices after vmlinux's go to module tags: at most ALLOC_TAG_MODULE_IDX_MAX
+ * at a time, found through a table of pieces of ALLOC_TAG_MODULE_IDX_PIECE
+ * tags, allocated as modules need them.
+ */
+#define ALLOC_TAG_MODULE_IDX_PIECE	1024
+#define ALLOC_TAG_MODULE_IDX_MAX	\
+	(IS_ENABLED(CONFIG_MODULES) ? 64 * ALLOC_TAG_MODULE_IDX_PIECE : 0)
+extern struct alloc_tag **alloc_tag_module_idx[ALLOC_TAG_MODULE_IDX_MAX /
+					       ALLOC_TAG_MODULE_IDX_PIECE];
+
+/*
+ * The module tag of @idx, an index above vmlinux's. The memory it was read
+ * from holds a charge of the tag, which keeps the module's tags and their
+ * slots. Inline: a module's frees take this path every time.
+ */
+static inline struct codetag *alloc_tag_module_ct(unsigned long idx)
+{
 #ifdef CONFIG_MODULES
-struct codetag *alloc_tag_module_ct(unsigned long idx);
+	unsigned long slot = idx - alloc_tag_kernel_count - 1;
+	struct alloc_tag **piece;
+
+	piece = READ_ONCE(alloc_tag_module_idx[slot / ALLOC_TAG_MODULE_IDX_PIECE]);
+	return &piece[slot % ALLOC_TAG_MODULE_IDX_PIECE]->ct;
 #else
-static inline struct codetag *alloc_tag_module_ct(unsigned long idx) { return NULL; }
+	return NULL;
 #endif
+}
 
 static inline unsigned long page_tag_idx(struct page *page)
 {
