@@ -612,6 +612,39 @@ static void test_slab_tag_index(struct kunit *test)
 	kmem_cache_destroy(s);
 }
 
+/* The object index the tags are kept by, for sizes of every kind. */
+static void test_obj_to_index(struct kunit *test)
+{
+	static const unsigned int sizes[] = {
+		8, 24, 40, 96, 192, 200, 1000, 3000, 4096, 5000,
+	};
+	unsigned int i, j, n;
+	struct kmem_cache *s;
+	struct slab *slab;
+	void **p;
+
+	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+		s = kmem_cache_create("alloc_tag_test_obj_index", sizes[i], 0,
+				      0, NULL);
+		KUNIT_ASSERT_NOT_NULL(test, s);
+		/* Twice an order-3 slab: every index of at least one slab. */
+		n = 2 * DIV_ROUND_UP(PAGE_SIZE << 3, s->size);
+		p = kunit_kcalloc(test, n, sizeof(*p), GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, p);
+		KUNIT_ASSERT_EQ(test, kmem_cache_alloc_bulk(s, GFP_KERNEL, n, p), n);
+		for (j = 0; j < n; j++) {
+			if (is_kfence_address(p[j]))
+				continue;
+			slab = virt_to_slab(p[j]);
+			KUNIT_EXPECT_EQ_MSG(test, obj_to_index(s, slab, p[j]),
+					    (p[j] - slab_address(slab)) / s->size,
+					    "size %u", s->size);
+		}
+		kmem_cache_free_bulk(s, n, p);
+		kmem_cache_destroy(s);
+	}
+}
+
 /* KFENCE objects live outside slabs; they are charged all the same. */
 static void test_kfence(struct kunit *test)
 {
@@ -911,6 +944,7 @@ static struct kunit_case alloc_tag_slab_test_cases[] = {
 	KUNIT_CASE(test_string_helpers),
 	KUNIT_CASE(test_memdup_user),
 	KUNIT_CASE(test_no_obj_ext),
+	KUNIT_CASE(test_obj_to_index),
 	KUNIT_CASE(test_slab_tag_index),
 	KUNIT_CASE(test_kfence),
 	KUNIT_CASE(test_mempool),
