@@ -15,6 +15,10 @@ GUEST_FRAGS    := configs/guest.config,configs/amd64.config
 TEST_FRAGS     := $(GUEST_FRAGS),configs/test.config
 KERNEL_test    := tinyconfig:$(TEST_FRAGS),configs/profiling.config,configs/profiling-test.config,configs/hugetlb-hmm.config,configs/lockdown.config
 KERNEL_nonprof := tinyconfig:$(TEST_FRAGS),configs/memcg.config
+# make series-check: each prefix of the series as the test kernel, and
+# the same without profiling.
+KERNEL_series_prof   := $(KERNEL_test)
+KERNEL_series_noprof := tinyconfig:$(TEST_FRAGS),configs/hugetlb-hmm.config,configs/lockdown.config
 # The test kernel + memcg + profiling's DEBUG checks, KASAN, lockdep,
 # DEBUG_VM and the options of distribution debug builds (kmemleak, UBSAN,
 # DEBUG_PAGEALLOC, page_owner, SLUB_DEBUG_ON, PREEMPT, PROVE_RCU, NUMA):
@@ -123,7 +127,7 @@ ARCHES_BOOTS := $(foreach a,$(ARCHES),arch-$(a) nonprof-$(a)) \
 
 export $(filter KERNEL_% DEBARCH_%,$(.VARIABLES))
 
-.PHONY: all deps check-deps tree export upstream-tree check arches treewide deb deb-boot repo debian-run lifecycle checkpatch run shell bench iprofile stress clean help
+.PHONY: all deps check-deps tree export series series-check upstream-tree check arches treewide deb deb-boot repo debian-run lifecycle checkpatch run shell bench iprofile stress clean help
 
 all: help
 
@@ -146,9 +150,12 @@ help:
 	@echo "make iprofile  instructions per function of each benchmark path (PROFILE=1,3;"
 	@echo "            DEBIAN=1: PROFILE=d1,d2; TESTS=kmalloc,page,order2,vmalloc)"
 	@echo "make stress  the stress test for STRESS_SECONDS (600) in STRESS_KERNEL (test)"
-	@echo "make tree    lay base + overlay into $(TREE) (FORCE=1 discards edits)"
-	@echo "make checkpatch  checkpatch --strict on the overlay's files and patches"
-	@echo "make export  write edits in $(TREE) back into the overlay"
+	@echo "make tree    lay base + the series (patches/) into $(TREE), a commit"
+	@echo "            per patch (FORCE=1 discards edits and commits not exported)"
+	@echo "make export  write the commits of $(TREE) back into patches/"
+	@echo "make series  the series to send or carry, with a cover letter ($(B)/series)"
+	@echo "make series-check  every prefix of the series builds; checkpatch on each patch"
+	@echo "make checkpatch  checkpatch --strict on each patch of patches/"
 	@echo "make clean   remove $(B)/"
 
 # What each kind of target installs: harness/deps.sh (and the README).
@@ -165,12 +172,20 @@ check-deps:
 	@harness/deps.sh check $(TOOLS)
 
 tree: deps
-	@harness/overlay.sh tree $(TARBALL) \
+	@$(PY) harness/series.py tree $(TARBALL) \
 		"$(BASE_PACKAGE) $$(dpkg-query -W -f='$${Version}' $(BASE_PACKAGE))" \
-		. $(TREE) $(if $(FORCE),force)
+		. $(TREE) $(if $(FORCE),--force)
 
 export:
-	@harness/overlay.sh export . $(TREE)
+	@$(PY) harness/series.py export . $(TREE)
+
+series: tree
+	@$(PY) harness/series.py format . $(TREE) $(B)/series
+
+# Each prefix built as KERNEL_series_prof and KERNEL_series_noprof, in a
+# worktree of $(TREE) of its own.
+series-check: tree
+	@harness/series-check.sh $(TREE) $(B)/series-check
 
 kernel-%: tree
 	@DEBARCH=$(DEBARCH_$*) harness/build-kernel.sh $(TREE) $(B)/kernel-$* $(KERNEL_$*)
@@ -317,9 +332,9 @@ iprofile: check-deps kernel-benchbase kernel-benchprof kernel-benchoff
 		$(if $(TESTS),--tests $(TESTS))
 endif
 
-upstream-tree: deps
+upstream-tree: tree
 	@harness/deps.sh upstream $(TOOLS)
-	@harness/upstream.sh . $(UP_TREE) $(UP_FRAGS) \
+	@harness/upstream.sh $(TREE) $(UP_TREE) $(UP_FRAGS) \
 		$(filter configs/%,$(subst :, ,$(subst $(comma), ,$(KERNEL_benchoff))))
 
 upkernel-%: upstream-tree
@@ -342,13 +357,12 @@ stress: check-deps kernel-$(STRESS_KERNEL)
 		--selftests $(B)/selftests-$(STRESS_KERNEL) \
 		--out $(B)/stress-$(STRESS_KERNEL) --seconds $(STRESS_SECONDS)
 
-# checkpatch --strict on every new file and patch of the overlay. Run from
-# outside the repo: in a git checkout checkpatch takes a tracked *.patch
-# for a source file.
+# checkpatch --strict on each patch of the series, as a maintainer runs
+# it. From outside the repo: in a git checkout checkpatch takes a tracked
+# *.patch for a source file.
 checkpatch: tree
-	@cd / && fail=0; for f in $$(cd $(CURDIR) && git ls-files $$(git -C $(TREE) ls-tree -d --name-only base)); do \
-		case $$f in *.patch) opt= ;; *) opt=-f ;; esac; \
-		$(CURDIR)/$(TREE)/scripts/checkpatch.pl --strict --no-tree --quiet $$opt $(CURDIR)/$$f || fail=1; \
+	@cd / && fail=0; for f in $$(cat $(CURDIR)/patches/series); do \
+		$(CURDIR)/$(TREE)/scripts/checkpatch.pl --strict --no-tree --quiet $(CURDIR)/patches/$$f || fail=1; \
 	done; exit $$fail
 
 clean:

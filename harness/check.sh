@@ -76,6 +76,15 @@ built() {
 	[ "$(cat "$out/kernels/$1")" = ok ]
 }
 
+# A step that fails before booting still counts as a failure in the summary.
+fail_step() {
+	/usr/bin/python3 - "$1" "$2" "$3" <<'PY'
+import json, sys
+json.dump({'name': sys.argv[1], 'tests': [],
+           'problems': [[sys.argv[2], []]]}, open(sys.argv[3], 'w'))
+PY
+}
+
 if [ -z "$boots_only" ]; then
 	verdicts+=("$out/harness.json")
 	echo "check: harness self-tests"
@@ -88,22 +97,20 @@ if [ -z "$boots_only" ]; then
 	/usr/bin/python3 "$here/test_packaging.py" --tree "$tree" --verdict "$out/packaging.json"
 	echo "check: documentation"
 	verdicts+=("$out/docs.json")
-	/usr/bin/python3 "$here/docs.py" . "$tree" build/docs "$out/docs.json"
+	/usr/bin/python3 "$here/docs.py" "$tree" build/docs "$out/docs.json"
+	echo "check: the series (make series) applied with git am to the base"
+	verdicts+=("$out/series.json")
+	if /usr/bin/python3 "$here/series.py" format . "$tree" build/series; then
+		/usr/bin/python3 "$here/series.py" verify "$tree" build/series "$out/series.json"
+	else
+		fail_step series "make series failed" "$out/series.json"
+	fi
 	echo "check: treewide scan of the converted allocator names"
 	verdicts+=("$out/treewide.json")
 	/usr/bin/python3 "$here/treewide.py" scan "$tree" "$here/treewide.reviewed" \
 		--json "$out/treewide-found.json" --verdict "$out/treewide.json" |
 		grep -v '\[reviewed\]'
 fi
-
-# A step that fails before booting still counts as a failure in the summary.
-fail_step() {
-	/usr/bin/python3 - "$1" "$2" "$3" <<'PY'
-import json, sys
-json.dump({'name': sys.argv[1], 'tests': [],
-           'problems': [[sys.argv[2], []]]}, open(sys.argv[3], 'w'))
-PY
-}
 
 # A build-only kernel that built: one passed test.
 build_passed() {

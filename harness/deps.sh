@@ -138,7 +138,7 @@ if [ -n "$want_base" ]; then
 			"$BASE_PACKAGE=$BASE_VERSION" >/dev/null
 	else
 		echo "deps: WARNING: $BASE_PACKAGE $BASE_VERSION (pinned in base.pin) is no longer served" >&2
-		echo "deps: WARNING: falling back to the newest $BASE_PACKAGE; overlay patches may not apply" >&2
+		echo "deps: WARNING: falling back to the newest $BASE_PACKAGE; the series may not apply" >&2
 		apt_get install --no-install-recommends "$BASE_PACKAGE" >/dev/null
 		dpkg-query -W -f='deps: WARNING: using ${Package} ${Version}\n' "$BASE_PACKAGE" >&2
 	fi

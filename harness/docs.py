@@ -1,15 +1,17 @@
 #!/usr/bin/python3
 """make check's documentation step.
 
-  docs.py REPO TREE OUTDIR VERDICT
+  docs.py TREE OUTDIR VERDICT
+
+TREE is make tree's tree: the series as commits on tag base.
 
 - `make htmldocs` (Sphinx from Debian), limited with SPHINXDIRS to the
-  Documentation directories that hold the files the overlay adds or changes,
-  builds, and prints no warning located in a file the overlay adds or on a
-  line the overlay adds to a file. (Warnings elsewhere in a changed file
+  Documentation directories that hold the files the series adds or changes,
+  builds, and prints no warning located in a file the series adds or on a
+  line the series adds to a file. (Warnings elsewhere in a changed file
   are the base's own: a partial build leaves references to other
   directories undefined.)
-- scripts/kernel-doc finds no warning in a source file the overlay adds or
+- scripts/kernel-doc finds no warning in a source file the series adds or
   changes, and that the documentation includes kernel-doc from, that it does
   not find in the base version of that file (messages compared without
   line numbers).
@@ -27,15 +29,16 @@ import sys
 from ktest import Verdict
 
 
-def overlay_files(repo, top):
-    """Kernel paths under REPO/TOP the overlay adds (plain) or changes."""
-    found = []
-    for root, _dirs, files in os.walk(os.path.join(repo, top)):
-        for f in files:
-            rel = os.path.relpath(os.path.join(root, f), repo)
-            found.append(rel[:-len('.patch')] if rel.endswith('.patch')
-                         else rel)
-    return sorted(found)
+def git(tree, *args):
+    return subprocess.run(['git', '-C', tree] + list(args), check=True,
+                          capture_output=True, text=True,
+                          errors='replace').stdout
+
+
+def changed_files(tree, top):
+    """Paths under TOP the series adds or changes (deleted ones left out)."""
+    return sorted(git(tree, 'diff', '--name-only', '--diff-filter=d',
+                      'base', 'HEAD', '--', top).split())
 
 
 def kernel_doc_sources(tree):
@@ -72,49 +75,43 @@ def kernel_doc_warnings(tree, path, text):
     return warnings
 
 
-def check_kernel_doc(repo, tree, verdict):
+def check_kernel_doc(tree, verdict):
     pulled = kernel_doc_sources(tree)
-    for top in sorted(os.listdir(repo)):
-        if top == 'Documentation' or not os.path.isdir(
-                os.path.join(tree, top)) or top.startswith('.'):
+    for path in changed_files(tree, '.'):
+        if path.startswith('Documentation/') or path not in pulled:
             continue
-        for path in overlay_files(repo, top):
-            if path not in pulled:
-                continue
-            with open(os.path.join(tree, path), errors='replace') as f:
-                ours = kernel_doc_warnings(tree, path, f.read())
-            base = subprocess.run(['git', '-C', tree, 'show',
-                                   'base:' + path], capture_output=True,
-                                  text=True, errors='replace')
-            theirs = (kernel_doc_warnings(tree, path, base.stdout)
-                      if base.returncode == 0 else collections.Counter())
-            new = ours - theirs
-            verdict.add('kernel-doc: ' + path,
-                        'fail' if new else 'pass',
-                        '; '.join(sorted(new.elements())))
+        with open(os.path.join(tree, path), errors='replace') as f:
+            ours = kernel_doc_warnings(tree, path, f.read())
+        base = subprocess.run(['git', '-C', tree, 'show',
+                               'base:' + path], capture_output=True,
+                              text=True, errors='replace')
+        theirs = (kernel_doc_warnings(tree, path, base.stdout)
+                  if base.returncode == 0 else collections.Counter())
+        new = ours - theirs
+        verdict.add('kernel-doc: ' + path,
+                    'fail' if new else 'pass',
+                    '; '.join(sorted(new.elements())))
 
 
-def added_lines(repo, path):
-    """Lines of PATH the overlay adds: all of a new file; None for those."""
-    patch = os.path.join(repo, path + '.patch')
-    if not os.path.exists(patch):
+def added_lines(tree, path):
+    """Lines of PATH the series adds; None for a file it adds."""
+    if subprocess.run(['git', '-C', tree, 'cat-file', '-e', 'base:' + path],
+                      capture_output=True).returncode:
         return None
     added, line = set(), 0
-    with open(patch, errors='replace') as f:
-        for text in f:
-            m = re.match(r'^@@ -\d+(?:,\d+)? \+(\d+)', text)
-            if m:
-                line = int(m.group(1))
-            elif text.startswith('+') and not text.startswith('+++'):
-                added.add(line)
-                line += 1
-            elif text.startswith(' '):
-                line += 1
+    for text in git(tree, 'diff', '-U0', 'base', 'HEAD', '--',
+                    path).splitlines():
+        m = re.match(r'^@@ -\d+(?:,\d+)? \+(\d+)', text)
+        if m:
+            line = int(m.group(1))
+        elif text.startswith('+') and not text.startswith('+++'):
+            added.add(line)
+            line += 1
     return added
 
 
-def check_htmldocs(repo, tree, outdir, verdict):
-    docs = [p for p in overlay_files(repo, 'Documentation')
+def check_htmldocs(tree, outdir, verdict):
+    docs = [p for p in changed_files(tree, 'Documentation')
             if p.endswith(('.rst', '.txt'))]
     dirs = sorted({p.split('/')[1] for p in docs if p.count('/') >= 2})
     r = subprocess.run(['make', '-s', '-C', tree,
@@ -129,7 +126,7 @@ def check_htmldocs(repo, tree, outdir, verdict):
                 '' if r.returncode == 0 else '\n'.join(log[-20:]))
     for path in docs:
         name = os.path.join(os.path.abspath(tree), path)
-        ours = added_lines(repo, path)
+        ours = added_lines(tree, path)
         bad = []
         for l in log:
             m = re.match(re.escape(name) + r':(\d+): ', l)
@@ -141,11 +138,11 @@ def check_htmldocs(repo, tree, outdir, verdict):
 
 
 def main():
-    repo, tree, outdir, out = sys.argv[1:5]
+    tree, outdir, out = sys.argv[1:4]
     os.makedirs(outdir, exist_ok=True)
     verdict = Verdict('docs')
-    check_htmldocs(repo, tree, outdir, verdict)
-    check_kernel_doc(repo, tree, verdict)
+    check_htmldocs(tree, outdir, verdict)
+    check_kernel_doc(tree, verdict)
     for name, status, detail in verdict.tests:
         if status != 'pass':
             print('FAIL docs: %s\n%s' % (name, detail))

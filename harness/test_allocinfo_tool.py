@@ -15,14 +15,14 @@ the samples in testdata/allocinfo/:
 
 and on inputs made here: a 50,000-line file, an overlong line, a NUL byte,
 names that need escaping, and every truncation of two samples. The tool is
-built with gcc into a temporary directory (never in the tree: overlay.sh
-export would take the binary for a new file); Prometheus output is checked
+built with gcc into a temporary directory (never in the tree: make
+export would refuse an uncommitted file); Prometheus output is checked
 with promtool ($PROMTOOL, else build/tools/promtool: harness/deps.sh check
 unpacks it from Debian's prometheus package).
 
   test_allocinfo_tool.py [--tree TREE] [--verdict FILE]
 
-TREE is the kernel tree with the overlay ($ALLOCINFO_TREE, else build/linux
+TREE is the kernel tree with the series ($ALLOCINFO_TREE, else build/linux
 of this repo); FILE gets the results for the make check summary.
 """
 
@@ -143,7 +143,7 @@ class Build(Tool):
 
     def test_checkpatch_clean(self):
         # Not from the tree: checkpatch would leave its CamelCase cache
-        # there, and overlay.sh export would take it for a new file.
+        # there, and make export would take it for an uncommitted edit.
         r = subprocess.run([os.path.join(TREE, 'scripts', 'checkpatch.pl'),
                             '--strict', '--no-tree', '--quiet', '-f',
                             os.path.join(TREE, SOURCE)], cwd=self.tmp.name,

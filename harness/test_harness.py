@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Tests of the harness itself: the (K)TAP parser, the splat detector, the
-verdict channel, the summary line, the overlay tree/export round trip, and
+verdict channel, the summary line, the series tree/export round trip, and
 make bench's judgement of a guest.
 
 Console logs in tests/ were recorded from the test kernel (clean.console) and
@@ -242,12 +242,13 @@ class Summary(unittest.TestCase):
         self.assertEqual(out[-1], '2 passed, 0 failed, 1 skipped')
 
 
-class Overlay(unittest.TestCase):
-    """tree/export on a tiny synthetic base, as on the real one."""
+class Series(unittest.TestCase):
+    """series.py tree/export/format/verify on a tiny synthetic base."""
 
-    def sh(self, *args, ok=True):
-        r = subprocess.run([os.path.join(HERE, 'overlay.sh')] + list(args),
-                           capture_output=True, text=True)
+    def sh(self, *args, ok=True, cwd=None):
+        r = subprocess.run([sys.executable, os.path.join(HERE, 'series.py')]
+                           + list(args), capture_output=True, text=True,
+                           cwd=cwd)
         if ok:
             self.assertEqual(r.returncode, 0, r.stderr)
         return r
@@ -256,120 +257,147 @@ class Overlay(unittest.TestCase):
         return subprocess.run(['git', '-C', tree] + list(args), check=True,
                               capture_output=True, text=True).stdout.strip()
 
+    def write(self, text, *p):
+        with open(os.path.join(*p), 'w') as f:
+            f.write(text)
+
+    def read(self, *p):
+        with open(os.path.join(*p)) as f:
+            return f.read()
+
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory()
         d = self.tmp.name
         src = os.path.join(d, 'src', 'linux-x')
         os.makedirs(os.path.join(src, 'mm'))
         os.makedirs(os.path.join(src, 'lib'))
-        with open(os.path.join(src, 'mm', 'slub.c'), 'w') as f:
-            f.write('one\ntwo\nthree\n')
-        with open(os.path.join(src, 'lib', 'util.c'), 'w') as f:
-            f.write('util\n')
-        with open(os.path.join(src, 'Makefile'), 'w') as f:
-            f.write('all:\n')
+        self.write('one\ntwo\nthree\n', src, 'mm', 'slub.c')
+        self.write('util\n', src, 'lib', 'util.c')
         # As in Debian's linux-source: everything at the top is ignored.
-        with open(os.path.join(src, '.gitignore'), 'w') as f:
-            f.write('/*\n!/debian/\n')
+        self.write('/*\n!/debian/\n', src, '.gitignore')
         self.tarball = os.path.join(d, 'base.tar.xz')
         subprocess.run(['tar', '-cJf', self.tarball, '-C',
                         os.path.join(d, 'src'), 'linux-x'], check=True)
         self.repo = os.path.join(d, 'repo')
-        os.makedirs(os.path.join(self.repo, 'lib'))
-        with open(os.path.join(self.repo, 'Makefile'), 'w') as f:
-            f.write('# ours, not the kernel\'s\n')
-        with open(os.path.join(self.repo, 'lib', 'new.c'), 'w') as f:
-            f.write('new\n')
+        os.makedirs(os.path.join(self.repo, 'patches'))
+        self.write('', self.repo, 'patches', 'series')
+        self.write('Subject of the series\n\nWhat it does.\n',
+                   self.repo, 'patches', 'cover-letter')
         self.tree = os.path.join(d, 'tree')
+        self.sh('tree', self.tarball, 'x 1', self.repo, self.tree)
+        for k, v in (('user.name', 'A U Thor'),
+                     ('user.email', 'author@example.org')):
+            self.git(self.tree, 'config', k, v)
 
     def tearDown(self):
         self.tmp.cleanup()
 
-    def read(self, *p):
-        with open(os.path.join(*p)) as f:
-            return f.read()
+    def commit(self, msg, *extra):
+        self.git(self.tree, 'add', '-A', '-f', '.')
+        self.git(self.tree, 'commit', '-q', '-m', msg, *extra)
+
+    def two_patches(self):
+        self.write('one\nTWO\nthree\n', self.tree, 'mm', 'slub.c')
+        self.commit('mm/slub: shout two')
+        self.write('new\n', self.tree, 'lib', 'new.c')
+        os.unlink(os.path.join(self.tree, 'lib', 'util.c'))
+        self.commit('lib: new.c replaces util.c')
+        self.sh('export', self.repo, self.tree)
 
     def test_round_trip(self):
-        self.sh('tree', self.tarball, 'x 1', self.repo, self.tree)
-        self.assertEqual(self.read(self.tree, 'lib', 'new.c'), 'new\n')
-        with open(os.path.join(self.repo, 'lib', 'new.c'), 'a') as f:
-            f.write('more\n')
-        # The repo may be given relative to the current directory.
-        subprocess.run([os.path.join(HERE, 'overlay.sh'), 'tree',
-                        self.tarball, 'x 1', 'repo', self.tree],
-                       cwd=self.tmp.name, check=True, capture_output=True)
-        self.assertEqual(self.read(self.tree, 'lib', 'new.c'), 'new\nmore\n')
-        self.assertEqual(self.read(self.tree, 'Makefile'), 'all:\n')
-        with open(os.path.join(self.tree, 'mm', 'slub.c'), 'w') as f:
-            f.write('one\nTWO\nthree\n')
-        os.unlink(os.path.join(self.tree, 'lib', 'util.c'))
-        with open(os.path.join(self.tree, 'mm', 'added.c'), 'w') as f:
-            f.write('added\n')
-        self.sh('export', self.repo, self.tree)
-        self.assertEqual(self.read(self.repo, 'mm', 'added.c'), 'added\n')
-        patch = self.read(self.repo, 'mm', 'slub.c.patch')
-        self.assertIn('--- a/mm/slub.c\n+++ b/mm/slub.c\n', patch)
+        self.two_patches()
+        self.assertEqual(self.read(self.repo, 'patches', 'series'),
+                         'mm-slub-shout-two.patch\n'
+                         'lib-new.c-replaces-util.c.patch\n')
+        patch = self.read(self.repo, 'patches', 'mm-slub-shout-two.patch')
+        self.assertIn('Subject: [PATCH] mm/slub: shout two\n', patch)
+        self.assertIn('From: A U Thor <author@example.org>\n', patch)
         self.assertIn('-two\n+TWO\n', patch)
-        self.assertIn('deleted file', self.read(self.repo, 'lib',
-                                                'util.c.patch'))
-        self.assertEqual(self.read(self.repo, 'Makefile'),
-                         '# ours, not the kernel\'s\n')
-        want = self.git(self.tree, 'rev-parse', 'HEAD^{tree}')
-        # A fresh tree from the exported overlay is the same tree.
+        want = self.git(self.tree, 'rev-parse', 'HEAD')
+        # A fresh tree from the series: the same commits, not only the
+        # same tree (the repo may be given relative to the directory).
         fresh = os.path.join(self.tmp.name, 'fresh')
-        r = self.sh('tree', self.tarball, 'x 1', self.repo, fresh)
-        self.assertEqual(self.git(fresh, 'rev-parse', 'HEAD^{tree}'), want)
+        r = self.sh('tree', self.tarball, 'x 1', 'repo', fresh,
+                    cwd=self.tmp.name)
+        self.assertIn('updated to base + 2 patches', r.stdout)
+        self.assertEqual(self.git(fresh, 'rev-parse', 'HEAD'), want)
         self.assertEqual(self.git(fresh, 'log', '--format=%s'),
-                         'overlay\nbase: x 1')
-        self.assertIn('updated to base + overlay', r.stdout)
-        # Nothing to do the second time; the export removed nothing extra.
+                         'lib: new.c replaces util.c\nmm/slub: shout two\n'
+                         'base: x 1')
+        self.assertFalse(os.path.exists(os.path.join(fresh, 'lib',
+                                                     'util.c')))
         r = self.sh('tree', self.tarball, 'x 1', self.repo, fresh)
         self.assertIn('up to date', r.stdout)
-        # Reverting the edit and exporting drops the patch.
-        with open(os.path.join(fresh, 'mm', 'slub.c'), 'w') as f:
-            f.write('one\ntwo\nthree\n')
-        self.sh('export', self.repo, fresh)
-        self.assertFalse(os.path.exists(os.path.join(self.repo, 'mm',
-                                                     'slub.c.patch')))
-        self.assertTrue(os.path.exists(os.path.join(self.repo, 'mm',
-                                                    'added.c')))
 
-    def test_refuses_to_clobber_unexported_edits(self):
-        self.sh('tree', self.tarball, 'x 1', self.repo, self.tree)
-        with open(os.path.join(self.tree, 'mm', 'slub.c'), 'a') as f:
-            f.write('four\n')
-        with open(os.path.join(self.repo, 'lib', 'new.c'), 'w') as f:
-            f.write('newer\n')
+    def test_format_and_verify(self):
+        self.two_patches()
+        out = os.path.join(self.tmp.name, 'series')
+        self.sh('format', self.repo, self.tree, out)
+        self.assertEqual(self.read(out, 'series'),
+                         '0001-mm-slub-shout-two.patch\n'
+                         '0002-lib-new.c-replaces-util.c.patch\n')
+        cover = self.read(out, '0000-cover-letter.patch')
+        self.assertIn('Subject: [PATCH 0/2] Subject of the series\n', cover)
+        self.assertIn('\nWhat it does.\n', cover)
+        self.assertIn('From: A U Thor <author@example.org>\n', cover)
+        self.assertIn(' 3 files changed', cover)
+        verdict = os.path.join(self.tmp.name, 'v.json')
+        self.sh('verify', self.tree, out, verdict)
+        with open(verdict) as f:
+            self.assertEqual([t[1] for t in json.load(f)['tests']],
+                             ['pass', 'pass'])
+        # A series that gives another tree fails the check.
+        self.write(self.read(out, '0002-lib-new.c-replaces-util.c.patch')
+                   .replace('+new\n', '+old\n'),
+                   out, '0002-lib-new.c-replaces-util.c.patch')
+        r = self.sh('verify', self.tree, out, verdict, ok=False)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn('not ok series_gives_the_tree_of_make_tree', r.stdout)
+        self.assertEqual(self.git(self.tree, 'worktree', 'list').count('\n'),
+                         0)
+
+    def test_fixup_is_folded_into_its_patch(self):
+        self.two_patches()
+        first = self.git(self.tree, 'rev-parse', 'HEAD~1')
+        self.write('one\nTWO\nTHREE\n', self.tree, 'mm', 'slub.c')
+        self.commit('x', '--fixup=' + first)
+        self.sh('export', self.repo, self.tree)
+        self.assertEqual(len(os.listdir(os.path.join(self.repo,
+                                                     'patches'))), 4)
+        patch = self.read(self.repo, 'patches', 'mm-slub-shout-two.patch')
+        self.assertIn('-two\n-three\n+TWO\n+THREE\n', patch)
+        self.assertEqual(self.git(self.tree, 'log', '--format=%s',
+                                  'base..'),
+                         'lib: new.c replaces util.c\nmm/slub: shout two')
+
+    def test_refuses_to_lose_edits_or_commits(self):
+        self.two_patches()
+        self.write('four\n', self.tree, 'mm', 'slub.c')
+        r = self.sh('export', self.repo, self.tree, ok=False)
+        self.assertIn('edits in %s are not committed' % self.tree, r.stderr)
         r = self.sh('tree', self.tarball, 'x 1', self.repo, self.tree,
                     ok=False)
-        self.assertNotEqual(r.returncode, 0)
         self.assertIn('mm/slub.c', r.stderr)
-        self.assertIn('run make export to keep them', r.stderr)
-        self.assertEqual(self.read(self.tree, 'mm', 'slub.c'),
-                         'one\ntwo\nthree\nfour\n')
-        self.sh('tree', self.tarball, 'x 1', self.repo, self.tree, 'force')
-        self.assertEqual(self.read(self.tree, 'mm', 'slub.c'),
-                         'one\ntwo\nthree\n')
-        self.assertEqual(self.read(self.tree, 'lib', 'new.c'), 'newer\n')
-
-    def test_patch_that_no_longer_applies_names_the_file(self):
-        os.makedirs(os.path.join(self.repo, 'mm'))
-        with open(os.path.join(self.repo, 'mm', 'slub.c.patch'), 'w') as f:
-            f.write('--- a/mm/slub.c\n+++ b/mm/slub.c\n@@ -1,3 +1,3 @@\n'
-                    ' one\n-zwei\n+TWO\n three\n')
+        self.assertIn('commit them and run make export', r.stderr)
+        self.assertEqual(self.read(self.tree, 'mm', 'slub.c'), 'four\n')
+        self.commit('mm/slub: four')
         r = self.sh('tree', self.tarball, 'x 1', self.repo, self.tree,
                     ok=False)
-        self.assertNotEqual(r.returncode, 0)
-        self.assertIn('patch mm/slub.c.patch no longer applies to mm/slub.c',
-                      r.stderr)
+        self.assertIn('commit them and run make export', r.stderr)
+        self.sh('tree', self.tarball, 'x 1', self.repo, self.tree, '--force')
+        self.assertEqual(self.read(self.tree, 'mm', 'slub.c'),
+                         'one\nTWO\nthree\n')
+        self.assertEqual(self.git(self.tree, 'log', '-1', '--format=%s'),
+                         'lib: new.c replaces util.c')
 
-    def test_plain_file_shadowing_a_base_file_is_refused(self):
-        with open(os.path.join(self.repo, 'lib', 'util.c'), 'w') as f:
-            f.write('mine\n')
-        r = self.sh('tree', self.tarball, 'x 1', self.repo, self.tree,
-                    ok=False)
-        self.assertIn('lib/util.c is a plain file but the base has it',
-                      r.stderr)
+    def test_patch_that_no_longer_applies_is_named(self):
+        self.two_patches()
+        name = 'mm-slub-shout-two.patch'
+        self.write(self.read(self.repo, 'patches', name)
+                   .replace('-two\n', '-zwei\n'), self.repo, 'patches', name)
+        r = self.sh('tree', self.tarball, 'x 1', self.repo,
+                    os.path.join(self.tmp.name, 'other'), ok=False)
+        self.assertIn('series: %s does not apply' % name, r.stderr)
 
 
 class BenchJudge(unittest.TestCase):
@@ -729,7 +757,7 @@ class Treewide(unittest.TestCase):
                          'redefined')
 
     def test_scan_repo(self):
-        """A base declaring kmalloc(), the overlay making it a macro: the
+        """A base declaring kmalloc(), the series making it a macro: the
         one value use elsewhere is found, and passes only once reviewed."""
         with tempfile.TemporaryDirectory() as d:
             def write(path, text):

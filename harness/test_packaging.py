@@ -5,7 +5,7 @@ meta-packages are built for a release and version given here.
 
   test_packaging.py [--tree TREE] [--verdict FILE]
 
-TREE is the kernel tree with the overlay (default build/linux of this
+TREE is the kernel tree with the series (default build/linux of this
 repo): the tool is built from its tools/vm/allocinfo.c. FILE gets the
 results for the make check summary.
 """

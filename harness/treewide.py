@@ -14,7 +14,7 @@ plain calls, in the whole kernel tree.
       proved by the objects' dependency lists. --full also builds the
       kernel image and its modules. Fails if anything fails to compile.
 
-A converted name is one the overlay defines as a function-like macro in a
+A converted name is one the series defines as a function-like macro in a
 file where the base declared a function of that name: kmalloc(...) is now
 alloc_hooks(kmalloc_noprof(...)). Any use that is not a call breaks or
 changes meaning: taking its address or passing it (`= kmalloc`,
@@ -157,7 +157,7 @@ def scan(tree, names, defining):
             kind = classify(code, m.group(1), m.start(), m.end())
             if kind is None:
                 continue
-            # The overlay's own macros.
+            # The series' own macros.
             if kind == 'redefined' and path in defining[m.group(1)]:
                 continue
             # Read for comments only where a risky use is seen.

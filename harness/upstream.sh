@@ -3,18 +3,18 @@
 # merged (Linux 6.12, Debian's linux-source-6.12), prepared for our
 # benchmark.
 #
-#   upstream.sh REPO TREE FRAGDIR FRAGMENT...
+#   upstream.sh OURS TREE FRAGDIR FRAGMENT...
 #
 # Lays the 6.12 source into TREE as a git repo (tag "upstream"), adds our
-# benchmark module (REPO/lib/alloc_tag_bench.c, a Kconfig entry, a Makefile
-# line) and exports the static key the module reads (6.12 does not):
+# benchmark module (lib/alloc_tag_bench.c of OURS, make tree's tree; a
+# Kconfig entry, a Makefile line) and exports the static key the module reads (6.12 does not):
 # nothing else of 6.12 changes. Prints that change. Writes each
 # FRAGMENT to FRAGDIR adapted to 6.12's Kconfig: options 6.12 no longer
 # has are left out, and FRAGDIR/upstream.config switches off SLUB_TINY,
 # which 6.12's tinyconfig sets (it has no per-cpu slab fast path). Prints
 # what it adapted.
 set -euo pipefail
-repo=$1 tree=$2 fragdir=$3
+ours=$1 tree=$2 fragdir=$3
 shift 3
 package=linux-source-6.12
 tarball=/usr/src/$package.tar.xz
@@ -43,7 +43,7 @@ if [ "$(cat "$tree/.upstream-version" 2>/dev/null)" != "$version" ]; then
 fi
 
 # The benchmark module, as in our tree.
-put "$tree/lib/alloc_tag_bench.c" <"$repo/lib/alloc_tag_bench.c"
+put "$tree/lib/alloc_tag_bench.c" <"$ours/lib/alloc_tag_bench.c"
 {
 	git_ show upstream:lib/Kconfig.debug
 	printf '\nconfig ALLOC_TAG_BENCH\n\ttristate "%s"\n\tdepends on m\n' \

@@ -1,0 +1,59 @@
+#!/bin/bash
+# make series-check: every prefix of the series builds, with and without
+# profiling, and each patch is checkpatch --strict clean.
+#   series-check.sh TREE OUT
+# TREE is make tree's tree (one commit per patch on tag base). Each prefix
+# is checked out in the worktree OUT/linux (only the files that differ are
+# rewritten, so the builds in OUT/kernel-prof and OUT/kernel-noprof stay
+# incremental) and built as KERNEL_series_prof and KERNEL_series_noprof
+# say. Options a prefix's Kconfig does not define yet are not verified.
+# One line per patch; the last line counts the failures.
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+tree=$1 out=$2
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+work=$out/linux
+
+if [ ! -d "$work" ]; then
+	git -C "$tree" worktree prune
+	git -C "$tree" worktree add -q --detach "$work" base || exit 1
+fi
+mapfile -t commits < <(git -C "$tree" rev-list --reverse base..HEAD)
+[ ${#commits[@]} -gt 0 ] || { echo "series-check: no patches on base in $tree" >&2; exit 1; }
+
+export KCONFIG_KNOWN_ONLY=1
+failed=0 n=0 start=$(date +%s)
+for c in "${commits[@]}"; do
+	n=$((n + 1))
+	subject=$(git -C "$tree" log -1 --format=%s "$c")
+	line=$(printf '%02d %s:' "$n" "$subject")
+	git -C "$work" checkout -q --detach "$c" || exit 1
+	for kind in prof noprof; do
+		spec=KERNEL_series_$kind
+		t0=$(date +%s)
+		if "$here/build-kernel.sh" "$work" "$out/kernel-$kind" "${!spec}" \
+			>"$out/build-$kind.log" 2>&1; then
+			line="$line $kind ok ($(( $(date +%s) - t0 )) s),"
+		else
+			cp "$out/build-$kind.log" "$out/$(printf %02d "$n")-$kind.log"
+			line="$line $kind FAILED (see $out/$(printf %02d "$n")-$kind.log),"
+			failed=$((failed + 1))
+		fi
+	done
+	# checkpatch of the mail, as a maintainer runs it, outside any git
+	# checkout (in one, it takes tracked *.patch files for sources).
+	git -C "$tree" format-patch -1 --stdout --no-signature --zero-commit "$c" \
+		>"$out/patch.mbox"
+	if (cd / && "$work/scripts/checkpatch.pl" --strict --no-tree --quiet \
+		"$out/patch.mbox") >"$out/checkpatch.log" 2>&1; then
+		line="$line checkpatch ok"
+	else
+		cp "$out/checkpatch.log" "$out/$(printf %02d "$n")-checkpatch.log"
+		line="$line checkpatch FAILED (see $out/$(printf %02d "$n")-checkpatch.log)"
+		failed=$((failed + 1))
+	fi
+	echo "$line"
+done
+echo "series-check: ${#commits[@]} patches, $failed failures, $(( ($(date +%s) - start) / 60 )) min"
+[ $failed = 0 ]
