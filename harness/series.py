@@ -60,7 +60,8 @@ def rev(tree, name):
 
 
 def series_names(repo):
-    """The patch file names of REPO/patches/series, in order."""
+    """The patch file names of REPO/patches/series, in order; a patch
+    file the series does not name is an error, not left out quietly."""
     path = os.path.join(repo, 'patches', 'series')
     names = []
     with open(path) as f:
@@ -68,6 +69,10 @@ def series_names(repo):
             line = line.split('#', 1)[0].strip()
             if line:
                 names.append(line)
+    unnamed = sorted(set(f for f in os.listdir(os.path.dirname(path))
+                         if f.endswith('.patch')) - set(names))
+    if unnamed:
+        die('patches/series does not name %s' % ', '.join(unnamed))
     return names
 
 

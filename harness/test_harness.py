@@ -390,6 +390,13 @@ class Series(unittest.TestCase):
         self.assertEqual(self.git(self.tree, 'log', '-1', '--format=%s'),
                          'lib: new.c replaces util.c')
 
+    def test_patch_the_series_does_not_name_is_refused(self):
+        self.two_patches()
+        self.write('', self.repo, 'patches', 'stray.patch')
+        r = self.sh('tree', self.tarball, 'x 1', self.repo, self.tree,
+                    ok=False)
+        self.assertIn('patches/series does not name stray.patch', r.stderr)
+
     def test_patch_that_no_longer_applies_is_named(self):
         self.two_patches()
         name = 'mm-slub-shout-two.patch'
