@@ -7,7 +7,10 @@
 # rewritten, so the builds in OUT/kernel-prof and OUT/kernel-noprof stay
 # incremental) and built as KERNEL_series_prof and KERNEL_series_noprof
 # say. Options a prefix's Kconfig does not define yet are not verified.
-# One line per patch; the last line counts the failures.
+# A build that passed is remembered by the prefix's tree and the
+# kernel's configuration inputs (OUT/passed/): a prefix already built is
+# not built again, so a run after changing one patch builds from that
+# patch on. One line per patch; the last line counts the failures.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 tree=$1 out=$2
@@ -22,18 +25,38 @@ fi
 mapfile -t commits < <(git -C "$tree" rev-list --reverse base..HEAD)
 [ ${#commits[@]} -gt 0 ] || { echo "series-check: no patches on base in $tree" >&2; exit 1; }
 
+# What a build of KIND depends on besides the tree: its specification
+# and the fragments it names.
+config_key() {
+	local spec=KERNEL_series_$1 f
+	{
+		echo "${!spec}"
+		for f in $(echo "${!spec#*:}" | tr , ' '); do
+			[ ! -f "$f" ] || cat "$f"
+		done
+	} | sha1sum | cut -c1-12
+}
+
 export KCONFIG_KNOWN_ONLY=1
+mkdir -p "$out/passed"
 failed=0 n=0 start=$(date +%s)
 for c in "${commits[@]}"; do
 	n=$((n + 1))
 	subject=$(git -C "$tree" log -1 --format=%s "$c")
 	line=$(printf '%02d %s:' "$n" "$subject")
-	git -C "$work" checkout -q --detach "$c" || exit 1
+	tree_id=$(git -C "$tree" rev-parse "$c^{tree}")
 	for kind in prof noprof; do
 		spec=KERNEL_series_$kind
+		passed=$out/passed/$tree_id-$kind-$(config_key "$kind")
+		if [ -f "$passed" ]; then
+			line="$line $kind ok (built before),"
+			continue
+		fi
+		git -C "$work" checkout -q --detach "$c" || exit 1
 		t0=$(date +%s)
 		if "$here/build-kernel.sh" "$work" "$out/kernel-$kind" "${!spec}" \
 			>"$out/build-$kind.log" 2>&1; then
+			touch "$passed"
 			line="$line $kind ok ($(( $(date +%s) - t0 )) s),"
 		else
 			cp "$out/build-$kind.log" "$out/$(printf %02d "$n")-$kind.log"
