@@ -407,6 +407,95 @@ class Series(unittest.TestCase):
         self.assertIn('series: %s does not apply' % name, r.stderr)
 
 
+class SeriesCheck(unittest.TestCase):
+    """series-check.sh on a tiny tree, with a stand-in build-kernel.sh
+    (fails where a file says FAIL) and checkpatch.pl (fails on BAD)."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        d = self.tmp.name
+        self.harness = os.path.join(d, 'harness')
+        os.makedirs(self.harness)
+        subprocess.run(['cp', os.path.join(HERE, 'series-check.sh'),
+                        self.harness], check=True)
+        self.calls = os.path.join(d, 'calls')
+        self.script('build-kernel.sh',
+                    '#!/bin/sh\necho "$2" >>%s\n! grep -rq FAIL "$1/src"\n'
+                    % self.calls)
+        self.tree = os.path.join(d, 'tree')
+        os.makedirs(os.path.join(self.tree, 'scripts'))
+        os.makedirs(os.path.join(self.tree, 'src'))
+        self.script(os.path.join(self.tree, 'scripts', 'checkpatch.pl'),
+                    '#!/bin/sh\n! grep -q "^+BAD" "$4"\n')
+        self.git('init', '-q', '-b', 'work')
+        self.commit('base', 'a.c', 'one\n')
+        self.git('tag', 'base')
+        self.commit('lib: two', 'a.c', 'two\n')
+        self.commit('lib: broken', 'b.c', 'FAIL\n')
+        self.commit('lib: mended', 'b.c', 'fine\n')
+        self.env = dict(os.environ,
+                        KERNEL_series_prof='tinyconfig:',
+                        KERNEL_series_noprof='tinyconfig:')
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def script(self, name, text):
+        path = os.path.join(self.harness, name)
+        with open(path, 'w') as f:
+            f.write(text)
+        os.chmod(path, 0o755)
+
+    def git(self, *args):
+        return subprocess.run(['git', '-C', self.tree, '-c',
+                               'user.name=A', '-c', 'user.email=a@b']
+                              + list(args), check=True,
+                              capture_output=True, text=True).stdout
+
+    def commit(self, msg, name, text):
+        with open(os.path.join(self.tree, 'src', name), 'w') as f:
+            f.write(text)
+        self.git('add', '-A')
+        self.git('commit', '-q', '-m', msg)
+
+    def run_check(self):
+        out = os.path.join(self.tmp.name, 'out')
+        if os.path.exists(self.calls):
+            os.unlink(self.calls)
+        r = subprocess.run([os.path.join(self.harness, 'series-check.sh'),
+                            self.tree, out], capture_output=True, text=True,
+                           env=self.env, cwd=self.tmp.name)
+        calls = []
+        if os.path.exists(self.calls):
+            with open(self.calls) as f:
+                calls = [os.path.basename(c) for c in f.read().split()]
+        return r, calls
+
+    def test_failures_and_remembered_builds(self):
+        r, calls = self.run_check()
+        self.assertEqual(r.returncode, 1)
+        lines = r.stdout.splitlines()
+        self.assertTrue(lines[0].startswith('01 lib: two: prof ok ('))
+        self.assertIn('02 lib: broken: prof FAILED (see ', lines[1])
+        self.assertIn('noprof FAILED', lines[1])
+        self.assertTrue(lines[2].startswith('03 lib: mended: prof ok'))
+        self.assertIn('series-check: 3 patches, 2 failures', lines[3])
+        self.assertEqual(calls, ['kernel-prof', 'kernel-noprof'] * 3)
+        # Commits made again with the same trees: only the prefix that
+        # failed is built again; then a new patch, whose style fails.
+        self.git('rebase', '-q', '--force-rebase', 'base')
+        r, calls = self.run_check()
+        self.assertEqual(calls, ['kernel-prof', 'kernel-noprof'])
+        self.assertIn('01 lib: two: prof ok (built before), noprof ok '
+                      '(built before), checkpatch ok', r.stdout)
+        self.commit('lib: bad style', 'c.c', 'BAD\n')
+        r, calls = self.run_check()
+        self.assertEqual(calls, ['kernel-prof', 'kernel-noprof'] * 2)
+        self.assertIn('04 lib: bad style: prof ok (', r.stdout)
+        self.assertIn('checkpatch FAILED', r.stdout)
+        self.assertIn('4 patches, 3 failures', r.stdout)
+
+
 class BenchJudge(unittest.TestCase):
     """make bench's judgement of one guest, on a recorded memcg guest (5)."""
     MEMCG = [c for c in bench.CONFIGS if c[0] == '5'][0]
