@@ -18,7 +18,10 @@ mkdir -p "$out"
 out=$(cd "$out" && pwd)
 work=$out/linux
 
-if [ ! -d "$work" ]; then
+# A worktree of a TREE that make tree has since made again is rebuilt.
+if ! git -C "$work" rev-parse -q --verify base >/dev/null 2>&1 ||
+	[ "$(git -C "$work" rev-parse base)" != "$(git -C "$tree" rev-parse base)" ]; then
+	rm -rf "$work"
 	git -C "$tree" worktree prune
 	git -C "$tree" worktree add -q --detach "$work" base || exit 1
 fi
