@@ -14,7 +14,9 @@ the samples in testdata/allocinfo/:
   bad-*.txt        malformed: each one's error is in BAD below
 
 and on inputs made here: a 50,000-line file, an overlong line, a NUL byte,
-names that need escaping, and every truncation of two samples. The tool is
+names that need escaping, every truncation of two samples, and --check's
+faults, re-reads (a FIFO serves each read its own report) and coverage
+(meminfo, slabinfo, zoneinfo and modules in a directory for --proc). The tool is
 built with gcc into a temporary directory (never in the tree: make
 export would refuse an uncommitted file); Prometheus output is checked
 with promtool ($PROMTOOL, else build/tools/promtool: harness/deps.sh check
@@ -34,6 +36,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import unittest
 
@@ -783,6 +786,214 @@ class Errors(Tool):
             self.assertEqual(self.error(*args, status=2), 'allocinfo: %s\nTry '
                              "'allocinfo --help' for more information.\n"
                              % msg, args)
+
+
+class Check(Tool):
+    """--check: counter and module faults, re-reads, coverage."""
+    HEAD = 'allocinfo - version: 2.0\n#     <size>  <calls> <tag info>\n'
+
+    def check(self, *args, stdin=None):
+        rc, out, err = run('--check', *args, stdin=stdin)
+        self.assertEqual(err, b'', args)
+        return rc, out.decode()
+
+    def proc(self, modules='', meminfo=None, slabinfo=None, zoneinfo=''):
+        d = os.path.join(self.tmp.name, 'proc')
+        os.makedirs(d, exist_ok=True)
+        files = {'modules': modules, 'zoneinfo': zoneinfo,
+                 'meminfo': meminfo or 'MemTotal: 1000 kB\nMemFree: 400 kB\n'
+                 'Slab: 0 kB\n', 'slabinfo': slabinfo}
+        for name, text in files.items():
+            if text is not None:
+                self.write(os.path.join('proc', name), text)
+        return d
+
+    def test_clean_report(self):
+        self.assertEqual(self.check('v1.txt'), (0, (
+            'check: 5 lines (1 of modules, 0 accurate:no; unloaded modules '
+            'hold 0 B): 0 faults\n')))
+        self.assertEqual(self.check('modules.txt'), (0, (
+            'check: 13 lines (9 of modules, 1 accurate:no; unloaded modules '
+            'hold 36.0 KiB): 0 faults\n')))
+
+    def test_counter_faults(self):
+        path = self.write('in.txt', self.HEAD +
+                          '  4096 1 a.c:1 func:f\n'
+                          '  -8 1 a.c:2 func:f\n'
+                          '  4096 0 a.c:3 func:f\n'
+                          '  0 2 a.c:4 [m] func:g\n'
+                          '  0 0 a.c:5 func:f accurate:no\n')
+        t0 = time.monotonic()
+        self.assertEqual(self.check('--raw', path), (3, (
+            '%s:4: negative bytes: -8 1 a.c:2 func:f\n'
+            '%s:5: bytes without calls: 4096 0 a.c:3 func:f\n'
+            '%s:6: calls without bytes: 0 2 a.c:4 [m] func:g\n'
+            'check: 5 lines (1 of modules, 1 accurate:no; unloaded modules '
+            'hold 0): 3 faults\n') % (path, path, path)))
+        # Read three times, 0.2 s apart, since the faults stayed.
+        self.assertGreaterEqual(time.monotonic() - t0, 0.4)
+        # Standard input is read once.
+        with open(path, 'rb') as f:
+            rc, out = self.check('-', stdin=f.read())
+        self.assertEqual(rc, 3)
+        self.assertIn('<stdin>:5: bytes without calls: 4096 0 a.c:3 '
+                      'func:f\n', out)
+
+    def reads(self, contents):
+        """Serves CONTENTS to the tool's reads of a FIFO, one each; returns
+        the tool's status, output and how many it read."""
+        fifo = os.path.join(self.tmp.name, 'fifo')
+        os.mkfifo(fifo)
+        served = []
+        done = threading.Event()
+
+        def reader_gone():
+            try:
+                os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+                return False
+            except OSError:     # ENXIO: no reader has it open
+                return True
+
+        def serve():
+            for c in contents:
+                with open(fifo, 'w') as f:
+                    if done.is_set():
+                        return
+                    served.append(c)
+                    f.write(c)
+                # The next read must not see this one's writer.
+                while not done.is_set() and not reader_gone():
+                    time.sleep(0.01)
+
+        t = threading.Thread(target=serve)
+        t.start()
+        rc, out = self.check(fifo)
+        n = len(served)
+        # Release a writer still waiting for a reader.
+        done.set()
+        fd = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+        t.join()
+        os.close(fd)
+        return rc, out.replace(fifo, 'FIFO'), n
+
+    def test_a_fault_of_one_read_is_not_reported(self):
+        ok = self.HEAD + '  4096 1 a.c:1 func:f\n  64 1 b.c:1 func:f\n'
+        bad = self.HEAD + '  4096 0 a.c:1 func:f\n  64 1 b.c:1 func:f\n'
+        rc, out, n = self.reads([bad, ok, bad])
+        self.assertEqual((rc, n), (0, 2))
+        self.assertTrue(out.endswith('): 0 faults\n'), out)
+
+    def test_a_fault_of_every_read_is_reported_as_last_read(self):
+        a = self.HEAD + '  4096 0 a.c:1 func:f\n  64 1 b.c:1 func:f\n'
+        ab = self.HEAD + '  8192 0 a.c:1 func:f\n  64 0 b.c:1 func:f\n'
+        moved = self.HEAD + '  0 0 c.c:1 func:f\n' \
+            '  12288 0 a.c:1 func:f\n  64 0 b.c:1 func:f\n'
+        rc, out, n = self.reads([a, ab, moved])
+        self.assertEqual((rc, n), (3, 3))
+        self.assertEqual(out, (
+            'FIFO:4: bytes without calls: 12288 0 a.c:1 func:f\n'
+            'check: 3 lines (0 of modules, 0 accurate:no; unloaded modules '
+            'hold 0 B): 1 fault\n'))
+
+    def test_modules(self):
+        path = self.write('in.txt', self.HEAD +
+                          '  64 1 a.c:1 [loaded] func:f\n'
+                          '  64 1 a.c:1 [notloaded] func:f\n'
+                          '  0 0 a.c:1 [drained] func:f module:unloaded\n'
+                          '  0 0 a.c:2 [drained] func:f module:unloaded\n'
+                          '  0 0 a.c:1 [leaky] func:f module:unloaded\n'
+                          '  128 2 a.c:2 [leaky] func:f module:unloaded\n'
+                          '  64 1 a.c:1 [leaky] func:f\n'
+                          '  64 1 a.c:9 func:f module:unloaded\n')
+        proc = self.proc(modules='loaded 16384 0 - Live 0x0\n'
+                         'leaky 16384 0 - Live 0x0\n')
+        rc, out = self.check('--proc', proc, '--gone', 'loaded', path)
+        self.assertEqual(rc, 3)
+        self.assertEqual(out.replace(path, 'IN').split('\ncoverage: ')[0], (
+            'IN:3: a line of a module unloaded before (--gone): 64 1 a.c:1 '
+            '[loaded] func:f\n'
+            'IN:4: the module is not loaded, the line not marked '
+            'module:unloaded: 64 1 a.c:1 [notloaded] func:f\n'
+            'IN:5: an unloaded module holds nothing but is still listed: '
+            '0 0 a.c:1 [drained] func:f\n'
+            'IN:10: module:unloaded on a built-in line: 64 1 a.c:9 func:f\n'
+            'check: 8 lines (7 of modules, 0 accurate:no; unloaded modules '
+            'hold 192 B): 4 faults'))
+        # Without /proc files the loaded modules are not known.
+        rc, out = self.check(path)
+        self.assertEqual(rc, 3)
+        self.assertNotIn('not loaded', out)
+        # A kernel without modules has no /proc/modules.
+        os.unlink(os.path.join(proc, 'modules'))
+        rc, out = self.check('--proc', proc, path)
+        self.assertIn('IN:3: the module is not loaded', out.replace(path, 'IN'))
+
+    SLABINFO = (
+        'slabinfo - version: 2.1\n'
+        '# name <active_objs> <num_objs> <objsize> <objperslab> '
+        '<pagesperslab> : tunables <limit> <batchcount> <sharedfactor> : '
+        'slabdata <active_slabs> <num_slabs> <sharedavail>\n'
+        'kmalloc-128 1000 1024 128 32 1 : tunables 0 0 0 : slabdata 32 32 0\n'
+        'task_struct 100 112 9792 3 8 : tunables 0 0 0 : slabdata 38 38 0\n')
+    ZONEINFO = ('Node 0, zone DMA32\n  pagesets\n    cpu: 0\n'
+                '              count: 100\n              high:  378\n'
+                '    cpu: 1\n              count: 23\n')
+
+    def test_coverage(self):
+        path = self.write('in.txt', self.HEAD +
+                          '  4096000 100 mm/slub.c:1805 func:alloc_slab_page\n'
+                          '  8192 2 mm/percpu-vm.c:95 func:pcpu_alloc_pages\n'
+                          '  1000000 10 a.c:1 func:f\n'
+                          '  2000000 20 b.c:2 [m] func:g\n')
+        proc = self.proc(modules='m 16384 0 - Live 0x0\n',
+                         meminfo='MemTotal:  1000000 kB\nMemFree: 400000 kB\n'
+                         'MemAvailable: 500000 kB\nSlab: 20000 kB\n',
+                         slabinfo=self.SLABINFO, zoneinfo=self.ZONEINFO)
+        # Used 614400000; slab objects 1000 * 4096 / 32 + 100 * 8 * 4096 / 3
+        # = 1220266 of Slab 20480000; per-cpu lists 123 pages.
+        self.assertEqual(self.check('--raw', '--proc', proc, path), (0, (
+            'check: 4 lines (1 of modules, 0 accurate:no; unloaded modules '
+            'hold 0): 0 faults\n'
+            'coverage: 3000000 of 594636458 held (0.5%): MemTotal - MemFree '
+            '614400000, less free slab space 19259734, less per-cpu free '
+            'pages 503808; slab and percpu pages (4104192) counted as their '
+            'objects\n')))
+        # Without slabinfo (no SLUB_DEBUG) slab space counts as held.
+        os.unlink(os.path.join(proc, 'slabinfo'))
+        rc, out = self.check('--proc', proc, path)
+        self.assertIn('less free slab space 0 B (no slabinfo), ', out)
+
+    def test_bad_proc_files(self):
+        path = self.write('in.txt', self.HEAD + '  64 1 a.c:1 func:f\n')
+        proc = self.proc(meminfo='MemTotal: 1000 kB\n', slabinfo='')
+        rc, out, err = run('--check', '--proc', proc, path)
+        self.assertEqual((rc, err.decode()), (1, 'allocinfo: %s/meminfo: no '
+                                              'MemFree\n' % proc))
+        self.proc(slabinfo=self.SLABINFO + 'junk 1 2\n')
+        rc, out, err = run('--check', '--proc', proc, path)
+        self.assertEqual((rc, err.decode()), (1, (
+            'allocinfo: %s/slabinfo: expected name active total size '
+            'per-slab pages, got junk 1 2\n' % proc)))
+        os.unlink(os.path.join(proc, 'zoneinfo'))
+        rc, out, err = run('--check', '--proc', proc, path)
+        self.assertEqual((rc, err.decode()), (1, (
+            'allocinfo: %s/zoneinfo: No such file or directory\n' % proc)))
+
+    def test_usage(self):
+        for args, msg in (
+                (['--check', '-n', '3'], '--check takes no option but '
+                 '--gone, --proc and --raw'),
+                (['--check', '-j'], '--check takes no option but --gone, '
+                 '--proc and --raw'),
+                (['--check', 'a', 'b'], 'expected one FILE, got 2'),
+                (['--gone', 'm', 'v1.txt'], '--gone and --proc need --check'),
+                (['--proc', '/proc', 'v1.txt'],
+                 '--gone and --proc need --check'),
+                (['--check', '--proc=', 'v1.txt'],
+                 '--proc: expected a directory')):
+            self.assertEqual(self.error(*args, status=2), (
+                'allocinfo: %s\nTry \'allocinfo --help\' for more '
+                'information.\n' % msg), args)
 
 
 class Large(Tool):

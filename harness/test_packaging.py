@@ -144,7 +144,8 @@ class Packages(unittest.TestCase):
         self.assertEqual(options, {
             '--top', '--sort', '--group', '--module', '--file', '--func',
             '--min-bytes', '--diff', '--shrunk', '--raw', '--json',
-            '--prometheus', '--output', '--help', '--version'})
+            '--prometheus', '--output', '--check', '--gone', '--proc',
+            '--help', '--version'})
         for option in sorted(options):
             self.assertIn(option, man)
 
