@@ -127,7 +127,7 @@ ARCHES_BOOTS := $(foreach a,$(ARCHES),arch-$(a) nonprof-$(a)) \
 
 export $(filter KERNEL_% DEBARCH_%,$(.VARIABLES))
 
-.PHONY: all deps check-deps tree export series series-check upstream-tree check arches treewide deb deb-boot repo debian-run lifecycle checkpatch run shell bench iprofile stress clean help
+.PHONY: all deps check-deps tree export series series-check upstream-tree check arches treewide deb deb-boot repo debian-run suites lifecycle checkpatch run shell bench iprofile stress clean help
 
 all: help
 
@@ -142,6 +142,8 @@ help:
 	@echo "make deb-boot  boot make deb's packages in a busybox guest"
 	@echo "make repo   a signed apt repository of make deb's packages ($(B)/repo)"
 	@echo "make debian-run  install make deb's kernel on Debian 12, boot it with systemd"
+	@echo "make suites  suites written elsewhere on Debian 12 (SUITES=vm,stress,dkms),"
+	@echo "            with make deb's kernel and Debian's own"
 	@echo "make lifecycle  install, use, upgrade and remove the packages on Debian 12"
 	@echo "            booted through GRUB (UEFI)"
 	@echo "make bench   measure profiling's overhead (ICOUNT=1: instruction counts;"
@@ -224,16 +226,16 @@ DEB_CONFIG ?= cloud
 DEB_ARCH ?= amd64
 DEB_FLAVOUR_cloud   := cloud-$(DEB_ARCH)
 DEB_FLAVOUR_generic := $(DEB_ARCH)
-ifneq ($(filter deb deb-boot repo debian-run lifecycle,$(MAKECMDGOALS))$(DEBIAN),)
+ifneq ($(filter deb deb-boot repo debian-run suites lifecycle,$(MAKECMDGOALS))$(DEBIAN),)
 ifeq ($(filter cloud generic,$(DEB_CONFIG)),)
 $(error DEB_CONFIG must be cloud or generic)
 endif
 ifeq ($(filter amd64 arm64,$(DEB_ARCH)),)
 $(error DEB_ARCH must be amd64 or arm64)
 endif
-ifneq ($(filter repo debian-run lifecycle,$(MAKECMDGOALS)),)
+ifneq ($(filter repo debian-run suites lifecycle,$(MAKECMDGOALS)),)
 ifneq ($(DEB_ARCH),amd64)
-$(error make repo, debian-run and lifecycle are for DEB_ARCH=amd64)
+$(error make repo, debian-run, suites and lifecycle are for DEB_ARCH=amd64)
 endif
 endif
 ifneq ($(DEBIAN),)
@@ -267,6 +269,18 @@ debian-run: deb
 	@harness/deps.sh debian $(TOOLS)
 	@harness/debian-root.sh $(B)/debian/root.tar
 	@harness/debian-run.sh $(DEB_OUT) $(B)/debian/root.tar $(B)/debian-run-$(DEB_CONFIG)
+
+# Suites written elsewhere (SUITES, default vm,stress,dkms: the tree's mm
+# selftests, stress-ng, DKMS modules of the archive) on Debian 12 booted
+# with make deb's kernel, then on Debian's own kernel of the base in the
+# same root; allocinfo --check after each.
+SUITES ?= vm,stress,dkms
+SUITES_ROOT := $(B)/debian/suites-root.tar
+SUITES_PACKAGES := libelf1,libssl3,dkms,rapiddisk-dkms,dm-writeboost-dkms,iptables-netflow-dkms,iptables,dmsetup,iputils-ping,stress-ng,sudo
+suites: deb
+	@harness/deps.sh debian $(TOOLS)
+	@harness/debian-root.sh $(SUITES_ROOT) $(SUITES_PACKAGES)
+	@harness/debian-suites.sh $(TREE) $(DEB_OUT) $(SUITES_ROOT) $(B)/suites-$(DEB_CONFIG) $(SUITES)
 
 # The operator's lifecycle on Debian 12 booted through GRUB under UEFI:
 # install from make repo's kind of repository, use, apt upgrade to a

@@ -958,6 +958,111 @@ class DebianRun(unittest.TestCase):
         self.assertEqual(v.counts()['pass'], 2)
 
 
+class Suites(unittest.TestCase):
+    """make suites: run_vmtests.sh's output as TAP (the runner's vm_tap),
+    and the summary of our boot against Debian's kernel's."""
+    maxDiff = None
+    RUNNER = os.path.join(HERE, 'debian', 'allocprof-suites')
+
+    def vm_tap(self, text):
+        return subprocess.run(['bash', '-c', 'source "$1" && vm_tap',
+                               'bash', self.RUNNER], input=text, text=True,
+                              capture_output=True, check=True).stdout
+
+    @staticmethod
+    def title(cmd):
+        t = 'running ' + cmd
+        return '-' * len(t) + '\n' + t + '\n' + '-' * len(t) + '\n'
+
+    def test_vm_tap(self):
+        out = self.vm_tap(
+            self.title('./hugepage-mmap') + 'Returned address is 0x7f\n'
+            '[PASS]\n' +
+            # A program's own [PASS] does not decide: the last line does.
+            self.title('./userfaultfd anon 20 16') + '[PASS]\nbounces: 3\n'
+            '[FAIL]\n' +
+            self.title('./ksm_tests -N -m 1') + 'not a NUMA system\n'
+            '[SKIP]\n' +
+            # Dashes of another length are not a title's.
+            '---\nrunning nothing\n---\n' +
+            self.title('./soft-dirty') + 'killed\n')
+        self.assertEqual(out, (
+            '# Returned address is 0x7f\n'
+            '# [PASS]\n'
+            'ok 1 ./hugepage-mmap\n'
+            '# [PASS]\n'
+            '# bounces: 3\n'
+            '# [FAIL]\n'
+            'not ok 2 ./userfaultfd anon 20 16\n'
+            '# not a NUMA system\n'
+            '# [SKIP]\n'
+            '# running nothing\n'
+            'ok 3 ./ksm_tests -N -m 1 # SKIP\n'
+            '# killed\n'
+            'not ok 4 ./soft-dirty # no result\n'
+            '1..4\n'))
+        v = ktest.Verdict('x')
+        ktest.parse_tap(out.splitlines(), 'kselftest.suite-vm', v, 'vm')
+        self.assertEqual(v.counts(), {'pass': 1, 'fail': 2, 'skip': 1})
+        self.assertEqual(v.problems, [])
+
+    def verdict(self, name, tests, problems=()):
+        v = ktest.Verdict(name)
+        for t in tests:
+            v.add(*t)
+        for p in problems:
+            v.problem(p)
+        path = os.path.join(self.tmp.name, name + '.json')
+        with open(path, 'w') as f:
+            json.dump(v.to_json(), f)
+        return path
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def summary(self, *paths):
+        r = subprocess.run([sys.executable,
+                            os.path.join(HERE, 'suites-summary.py')] +
+                           list(paths), capture_output=True, text=True)
+        return r.returncode, r.stdout
+
+    def test_summary_tells_ours_from_the_base(self):
+        ours = self.verdict('suites-ours', [
+            ('kselftest.suite-vm../hugepage-mmap', 'pass', ''),
+            ('kselftest.suite-vm../hugetlb-madvise', 'fail', 'line 212'),
+            ('kselftest.suite-vm../userfaultfd anon 20 16', 'fail', 'x'),
+            ('kselftest.suite-vm../soft-dirty', 'skip', ''),
+            ('kselftest.allocinfo-check.after_vm', 'pass', ''),
+            ('kselftest.suite-dkms.rapiddisk', 'pass', '')])
+        theirs = self.verdict('suites-debian', [
+            ('kselftest.suite-vm../hugepage-mmap', 'pass', ''),
+            ('kselftest.suite-vm../hugetlb-madvise', 'fail', 'line 212'),
+            ('kselftest.suite-vm../userfaultfd anon 20 16', 'pass', ''),
+            ('kselftest.suite-vm../soft-dirty', 'skip', '')])
+        self.assertEqual(self.summary(ours, theirs), (1, (
+            "suites: suite-vm: ours 1 passed, 2 failed, 1 skipped; Debian's "
+            "kernel 2 passed, 1 failed, 1 skipped\n"
+            "  FAIL ./hugetlb-madvise: fails on Debian's kernel too "
+            "(line 212)\n"
+            "  FAIL ./userfaultfd anon 20 16: ours only (x)\n"
+            "suites: allocinfo-check: ours 1 passed, 0 failed, 0 skipped\n"
+            "suites: suite-dkms: ours 1 passed, 0 failed, 0 skipped\n"
+            "ours: 3 passed, 2 failed, 1 skipped (1 of the failures fails "
+            "on Debian's kernel too)\n")))
+        # Failures the base shares do not fail the run; a problem does.
+        base_only = self.verdict('suites-ours', [
+            ('kselftest.suite-vm../hugetlb-madvise', 'fail', 'line 212')])
+        self.assertEqual(self.summary(base_only, theirs)[0], 0)
+        hung = self.verdict('suites-ours', [], ['guest hung'])
+        self.assertEqual(self.summary(hung, theirs), (1, (
+            "problem in suites-ours: guest hung\n"
+            "ours: 0 passed, 1 failed, 0 skipped (0 of the failures fails "
+            "on Debian's kernel too)\n")))
+
+
 class CompilerWrapper(unittest.TestCase):
     """harness/kcc: what a source includes with .incbin reaches its object
     although ccache holds that object built from earlier contents (a new

@@ -1,0 +1,109 @@
+#!/bin/bash
+# make suites: suites written elsewhere, on Debian 12 booted with make
+# deb's kernel, then again on Debian's own kernel of the base in the same
+# root, so that a failure of the base is told apart from one of ours.
+#   debian-suites.sh TREE DEBDIR ROOT_TARBALL OUT [SUITES]
+# SUITES (default vm,stress,dkms; harness/debian/allocprof-suites says
+# what each runs). ROOT_TARBALL (debian-root.sh, with the packages the
+# suites use) unpacked in OUT/root; make deb's linux-image, linux-headers
+# and allocinfo packages and Debian's linux-image and linux-headers of the
+# base (downloaded from the archive) installed with dpkg -i, whose kernel
+# hooks build the DKMS packages of the root for both kernels; the tree's
+# mm selftests (vm-selftests.sh) copied in. Prints each boot's results and
+# a summary line per suite, "N passed, N failed" last.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=../base.pin
+. "$here/../base.pin"
+tree=$1 debdir=$2 tarball=$3 out=$4 suites=${5:-vm,stress,dkms}
+py=/usr/bin/python3
+lib=usr/local/lib/allocprof-suites
+
+package() {
+	grep -E "^$1" "$debdir/packages" | grep -v -- '-dbg_' || {
+		echo "debian-suites: no $1 package in $debdir (run make deb)" >&2
+		exit 1
+	}
+}
+image=$(package 'linux-image-[0-9][^_]*_')
+headers=$(package 'linux-headers-[0-9][^_]*_')
+tool=$(package 'allocinfo_')
+release=$(dpkg-deb -f "$debdir/$image" Package)
+release=${release#linux-image-}
+debian_release=${release%-allocprof}
+
+rm -rf "$out"
+mkdir -p "$out/root" "$out/debs"
+out=$(cd "$out" && pwd)
+root=$out/root
+tar -C "$root" --numeric-owner --xattrs -xf "$tarball"
+echo '/dev/vda / ext4 errors=remount-ro 0 1' >"$root/etc/fstab"
+echo debian-allocprof >"$root/etc/hostname"
+echo FSTYPE=ext4 >"$root/etc/initramfs-tools/conf.d/fstype"
+
+echo "debian-suites: downloading Debian's linux-image and linux-headers $debian_release $BASE_VERSION (not installed on this host)"
+(cd "$out/debs" && apt-get -q -o APT::Sandbox::User=root download \
+	"linux-image-$debian_release=$BASE_VERSION" \
+	"linux-headers-$debian_release=$BASE_VERSION" \
+	"linux-headers-$BASE_ABI-common=$BASE_VERSION" \
+	"linux-kbuild-${BASE_PACKAGE#linux-source-}=$BASE_VERSION" \
+	"linux-compiler-gcc-12-x86=$BASE_VERSION" >/dev/null)
+cp "$debdir/$image" "$debdir/$headers" "$debdir/$tool" "$out"/debs/*.deb "$root/tmp/"
+
+# As an administrator would: dpkg -i; the kernels' hooks run initramfs-tools
+# and dkms autoinstall. dkms status is kept for the dkms suite.
+echo "debian-suites: dpkg -i the kernels, headers and allocinfo; dkms builds (log $out/dpkg.log)"
+mkdir -p "$root/$lib"
+if ! unshare --mount --propagation private -- /bin/sh -ec '
+	root=$1 lib=$2 ours=$3 theirs=$4
+	mount -t proc proc "$root/proc"
+	mount -t sysfs sys "$root/sys"
+	mount --rbind /dev "$root/dev"
+	chroot "$root" sh -c "dpkg -i /tmp/*.deb && rm /tmp/*.deb"
+	for rel in "$ours" "$theirs"; do
+		chroot "$root" dkms autoinstall -k "$rel" || true
+	done
+	chroot "$root" dkms status >"$root/$lib/dkms-status"' \
+	sh "$root" "$lib" "$release" "$debian_release" >"$out/dpkg.log" 2>&1; then
+	tail -n 20 "$out/dpkg.log" >&2
+	echo "debian-suites: installing failed (see $out/dpkg.log)" >&2
+	exit 1
+fi
+sed 's/^/  dkms: /' "$root/$lib/dkms-status"
+for rel in "$release" "$debian_release"; do
+	for f in "$root/boot/vmlinuz-$rel" "$root/boot/initrd.img-$rel"; do
+		[ -f "$f" ] || { echo "debian-suites: the package left no ${f#"$root"}" >&2; exit 1; }
+		cp "$f" "$out/"
+	done
+done
+
+"$here/vm-selftests.sh" "$tree" "$out/vm-selftests"
+cp -a "$out/vm-selftests/vm" "$root/$lib/"
+install -m 0755 "$here/debian/allocprof-suites" "$root/usr/local/sbin/"
+sed 's|/usr/local/sbin/allocprof-check|/usr/local/sbin/allocprof-suites|; s|the administrator.s checks|the suites of make suites|' \
+	"$here/debian/allocprof-check.service" >"$root/etc/systemd/system/allocprof-suites.service"
+ln -s /etc/systemd/system/allocprof-suites.service \
+	"$root/etc/systemd/system/multi-user.target.wants/"
+mkfs.ext4 -q -F -L debian -d "$root" "$out/disk.img" 8G
+
+# Debian's kernel has no /proc/allocinfo: the dkms suite needs it.
+theirs=$(echo "$suites" | tr , '\n' | grep -vx dkms | paste -sd, -)
+verdicts=()
+for boot in ours debian; do
+	rel=$release run=$suites
+	[ $boot = debian ] && rel=$debian_release run=$theirs
+	[ -n "$run" ] || continue
+	mkdir -p "$out/$boot"
+	cp --sparse=always "$out/disk.img" "$out/$boot/disk.img"
+	echo "debian-suites: booting $rel: $run"
+	"$py" "$here/ktest.py" boot --name "suites-$boot" --kernel "$out/vmlinuz-$rel" \
+		--initrd "$out/initrd.img-$rel" --drive "$out/$boot/disk.img" \
+		--outdir "$out/$boot" --memory 3G --timeout "${SUITES_TIMEOUT:-3600}" \
+		--append "root=/dev/vda rw allocprof.suites=$run" || true
+	rm -f "$out/$boot/disk.img"
+	verdicts+=("$out/$boot/verdict.json")
+done
+# What the report explains of the memory in use, after each suite.
+awk '/^# coverage:/ { c = $0 } /^(not )?ok 1 after_/ && c { sub(/^# /, "", c);
+	print "suites: " $NF ": " c; c = "" }' "$out/ours/results.txt" 2>/dev/null || true
+"$py" "$here/suites-summary.py" "${verdicts[@]}"
