@@ -949,13 +949,14 @@ class Check(Tool):
                          meminfo='MemTotal:  1000000 kB\nMemFree: 400000 kB\n'
                          'MemAvailable: 500000 kB\nSlab: 20000 kB\n',
                          slabinfo=self.SLABINFO, zoneinfo=self.ZONEINFO)
-        # Used 614400000; slab objects 1000 * 4096 / 32 + 100 * 8 * 4096 / 3
-        # = 1220266 of Slab 20480000; per-cpu lists 123 pages.
+        # Used 614400000; free slab space 24 * 4096 / 32 + 12 * 8 * 4096 / 3
+        # = 134144 (not meminfo's Slab, which has large kmallocs too);
+        # per-cpu lists 123 pages.
         self.assertEqual(self.check('--raw', '--proc', proc, path), (0, (
             'check: 4 lines (1 of modules, 0 accurate:no; unloaded modules '
             'hold 0): 0 faults\n'
-            'coverage: 3000000 of 594636458 held (0.5%): MemTotal - MemFree '
-            '614400000, less free slab space 19259734, less per-cpu free '
+            'coverage: 3000000 of 613762048 held (0.5%): MemTotal - MemFree '
+            '614400000, less free slab space 134144, less per-cpu free '
             'pages 503808; slab and percpu pages (4104192) counted as their '
             'objects\n')))
         # Without slabinfo (no SLUB_DEBUG) slab space counts as held.
