@@ -895,6 +895,21 @@ class Check(Tool):
             'check: 3 lines (0 of modules, 0 accurate:no; unloaded modules '
             'hold 0 B): 1 fault\n'))
 
+    def test_faults_matched_whatever_their_order(self):
+        a = '  4096 0 a.c:1 func:f\n'
+        b = '  4096 0 b.c:1 func:f\n'
+        c = '  4096 0 c.c:1 func:f\n'
+        b_ok = '  4096 1 b.c:1 func:f\n'
+        first = self.HEAD + a + b + c
+        later = self.HEAD + c + b_ok + a
+        rc, out, n = self.reads([first, later, later])
+        self.assertEqual((rc, n), (3, 3))
+        self.assertEqual(out, (
+            'FIFO:3: bytes without calls: 4096 0 c.c:1 func:f\n'
+            'FIFO:5: bytes without calls: 4096 0 a.c:1 func:f\n'
+            'check: 3 lines (0 of modules, 0 accurate:no; unloaded modules '
+            'hold 0 B): 2 faults\n'))
+
     def test_modules(self):
         path = self.write('in.txt', self.HEAD +
                           '  64 1 a.c:1 [loaded] func:f\n'
