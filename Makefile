@@ -157,6 +157,7 @@ help:
 	@echo "make export  write the commits of $(TREE) back into patches/"
 	@echo "make series  the series to send or carry, with a cover letter ($(B)/series)"
 	@echo "make series-check  every prefix of the series builds; checkpatch on each patch"
+	@echo "            (FROM=N: builds from the Nth prefix on)"
 	@echo "make checkpatch  checkpatch --strict on each patch of patches/"
 	@echo "make clean   remove $(B)/"
 
@@ -187,7 +188,7 @@ series: tree
 # Each prefix built as KERNEL_series_prof and KERNEL_series_noprof, in a
 # worktree of $(TREE) of its own.
 series-check: tree
-	@harness/series-check.sh $(TREE) $(B)/series-check
+	@SERIES_CHECK_FROM=$(FROM) harness/series-check.sh $(TREE) $(B)/series-check
 
 kernel-%: tree
 	@DEBARCH=$(DEBARCH_$*) harness/build-kernel.sh $(TREE) $(B)/kernel-$* $(KERNEL_$*)

@@ -458,13 +458,13 @@ class SeriesCheck(unittest.TestCase):
         self.git('add', '-A')
         self.git('commit', '-q', '-m', msg)
 
-    def run_check(self):
+    def run_check(self, **env):
         out = os.path.join(self.tmp.name, 'out')
         if os.path.exists(self.calls):
             os.unlink(self.calls)
         r = subprocess.run([os.path.join(self.harness, 'series-check.sh'),
                             self.tree, out], capture_output=True, text=True,
-                           env=self.env, cwd=self.tmp.name)
+                           env=dict(self.env, **env), cwd=self.tmp.name)
         calls = []
         if os.path.exists(self.calls):
             with open(self.calls) as f:
@@ -494,6 +494,22 @@ class SeriesCheck(unittest.TestCase):
         self.assertIn('04 lib: bad style: prof ok (', r.stdout)
         self.assertIn('checkpatch FAILED', r.stdout)
         self.assertIn('4 patches, 3 failures', r.stdout)
+
+    def test_from_a_prefix_on(self):
+        # The broken prefix is before 3: not built, so not a failure.
+        r, calls = self.run_check(SERIES_CHECK_FROM='3')
+        self.assertEqual((r.returncode, calls), (0, ['kernel-prof',
+                                                     'kernel-noprof']))
+        lines = r.stdout.splitlines()
+        self.assertEqual(lines[1], (
+            '02 lib: broken: prof not built (SERIES_CHECK_FROM=3), noprof '
+            'not built (SERIES_CHECK_FROM=3), checkpatch ok'))
+        self.assertTrue(lines[2].startswith('03 lib: mended: prof ok ('))
+        self.assertIn('series-check: 3 patches, 0 failures (prefixes '
+                      'before 3 not built), ', lines[3])
+        r, calls = self.run_check(SERIES_CHECK_FROM='x')
+        self.assertEqual((r.returncode, calls), (2, []))
+        self.assertIn('expected a prefix number', r.stderr)
 
 
 class BenchJudge(unittest.TestCase):
