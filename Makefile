@@ -72,8 +72,10 @@ BOOT_boot-compressed := test|alloc_tag:boot_param_test,alloc_tag:allocinfo_test,
 # Page tags as pointers in page_ext, as upstream keeps them (the test
 # boot has 16-bit indices in page_ext, the default).
 BOOT_boot-pointers := test|alloc_tag:boot_param_test,alloc_tag:allocinfo_test,alloc_tag:module_test,$(SHOW_MEM)|sysctl.vm.mem_profiling=1,pointers
-# Junk values, each rejected in turn.
+# Junk values, each rejected in turn; and show_mem() called before
+# profiling is initialised.
 BOOT_boot-bogus   := test|alloc_tag:boot_param_test,$(SHOW_MEM)|kunit.enable=0 \
+		     alloc_tag_test.early_show_mem=1 \
 		     sysctl.vm.mem_profiling=nope sysctl.vm.mem_profiling= \
 		     sysctl.vm.mem_profiling=1junk sysctl.vm.mem_profiling=-1 \
 		     sysctl.vm.mem_profiling=NEVER \
