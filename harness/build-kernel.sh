@@ -49,4 +49,9 @@ if ! make -C "$tree" O="$(cd "$out" && pwd)" ARCH="$KARCH" \
 	exit 1
 fi
 grep -E 'warning:' "$out/build.log" | head -n 20 >&2 || true
-echo "build: $out done in $(( $(date +%s) - start ))s"
+# times (in this shell, not a subshell): its children's user and system
+# CPU on the second line, the build's.
+times >"$out/build.times"
+cpu=$(awk 'NR == 2 { for (i = 1; i <= 2; i++) {
+	split($i, t, /[ms]/); s += t[1] * 60 + t[2] }; printf "%.0f", s }' "$out/build.times")
+echo "build: $out done in $(( $(date +%s) - start ))s (${cpu}s of CPU)"

@@ -25,6 +25,7 @@ import argparse
 import json
 import os
 import re
+import resource
 import subprocess
 import sys
 import time
@@ -423,15 +424,24 @@ def run_guest(args):
             proc.returncode, elapsed)
 
 
+def children_cpu():
+    """CPU seconds (user and system) of the waited-for children so far."""
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
 def cmd_boot(args):
+    cpu = children_cpu()
     console, results, timed_out, status, elapsed = run_guest(args)
+    cpu = children_cpu() - cpu
     v = analyze(args.name, console, results, timed_out, args.timeout)
     if not timed_out and status != 0:
         v.problem('qemu exited with status %d' % status)
     with open(os.path.join(args.outdir, 'verdict.json'), 'w') as f:
         json.dump(v.to_json(), f, indent=1)
-    print('%s: guest ran %.0fs, console log %s' % (
-        args.name, elapsed, os.path.join(args.outdir, 'console.log')))
+    # The CPU time says what the guest costs the builds beside it.
+    print('%s: guest ran %.0fs (%.0fs of CPU), console log %s' % (
+        args.name, elapsed, cpu, os.path.join(args.outdir, 'console.log')))
     report(v)
     return 1 if v.counts()['fail'] else 0
 
