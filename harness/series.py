@@ -2,11 +2,14 @@
 """The patch series: the source of the kernel side.
 
 patches/series names the patches of patches/ in the order they apply to
-the base (quilt's layout; each patch is a mail git am takes).
+the base (quilt's layout; each patch is a mail git am takes). The base is
+Debian's kernel source with the fixes patches/base/series names, which the
+test kernels need and the series does not carry.
 
   series.py tree TARBALL LABEL REPO TREE [--force]
-      Lay the base into TREE as a git repo (commit "base: LABEL", tag
-      base) and the series on it, one commit per patch (made without
+      Lay the kernel source into TREE as a git repo (commit "base: LABEL",
+      tag source), the base fixes on it (tag base) and the series on
+      those, one commit per patch (made without
       touching the work tree, with the author and date of the patch as
       committer too, so the same series always gives the same commits).
       Only files that differ are rewritten, so O= builds stay
@@ -59,10 +62,12 @@ def rev(tree, name):
     return r.stdout.strip() if r.returncode == 0 else None
 
 
-def series_names(repo):
-    """The patch file names of REPO/patches/series, in order; a patch
-    file the series does not name is an error, not left out quietly."""
-    path = os.path.join(repo, 'patches', 'series')
+def series_names(repo, sub='patches'):
+    """The patch file names of REPO/SUB/series, in order; a patch file
+    the series does not name is an error, not left out quietly."""
+    path = os.path.join(repo, sub, 'series')
+    if sub != 'patches' and not os.path.exists(path):
+        return []
     names = []
     with open(path) as f:
         for line in f:
@@ -72,7 +77,7 @@ def series_names(repo):
     unnamed = sorted(set(f for f in os.listdir(os.path.dirname(path))
                          if f.endswith('.patch')) - set(names))
     if unnamed:
-        die('patches/series does not name %s' % ', '.join(unnamed))
+        die('%s/series does not name %s' % (sub, ', '.join(unnamed)))
     return names
 
 
@@ -93,7 +98,7 @@ def make_base(tarball, label, tree):
     when = '2000-01-01 00:00:00 +0000'
     git(tree, 'commit', '-q', '-m', 'base: ' + label,
         env={'GIT_AUTHOR_DATE': when, 'GIT_COMMITTER_DATE': when})
-    git(tree, 'tag', '-f', 'base')
+    git(tree, 'tag', '-f', 'source')
 
 
 def worktree_id(tree):
@@ -111,18 +116,18 @@ def worktree_id(tree):
     return git(tree, 'write-tree')
 
 
-def chain(repo, tree):
-    """Commit the series on base without touching the work tree; return
-    the last commit."""
-    prev = rev(tree, 'base')
+def chain(repo, tree, sub='patches', start='base'):
+    """Commit REPO/SUB/series's patches on START without touching the
+    work tree; return the last commit."""
+    prev = rev(tree, start)
     tmp = tempfile.mkdtemp()
     env = {'GIT_INDEX_FILE': os.path.join(tmp, 'index')}
     try:
-        git(tree, 'read-tree', 'base', env=env)
-        for name in series_names(repo):
-            path = os.path.join(repo, 'patches', name)
+        git(tree, 'read-tree', start, env=env)
+        for name in series_names(repo, sub):
+            path = os.path.join(repo, sub, name)
             if not os.path.exists(path):
-                die('patches/series names %s, which does not exist' % name)
+                die('%s/series names %s, which does not exist' % (sub, name))
             msg, diff = os.path.join(tmp, 'msg'), os.path.join(tmp, 'diff')
             with open(path, 'rb') as f:
                 info = subprocess.run(['git', 'mailinfo', msg, diff],
@@ -153,7 +158,10 @@ def cmd_tree(args):
     repo, tree = os.path.abspath(args.repo), args.tree
     label = 'base: ' + args.label
     if os.path.isdir(os.path.join(tree, '.git')):
-        if git(tree, 'log', '-1', '--format=%s', 'base',
+        # A tree made before the base had fixes: its base is the source.
+        if rev(tree, 'source') is None and rev(tree, 'base') is not None:
+            git(tree, 'tag', 'source', 'base')
+        if git(tree, 'log', '-1', '--format=%s', 'source',
                check=False).stdout.strip() != label:
             if (worktree_id(tree) != rev(tree, 'HEAD^{tree}') or
                     rev(tree, APPLIED) not in (None, rev(tree, 'HEAD'))) \
@@ -165,6 +173,8 @@ def cmd_tree(args):
     else:
         make_base(args.tarball, args.label, tree)
 
+    git(tree, 'tag', '-f', 'base', chain(repo, tree, 'patches/base',
+                                         'source'))
     target = chain(repo, tree)
     head = rev(tree, 'HEAD')
     work = worktree_id(tree)

@@ -406,6 +406,43 @@ class Series(unittest.TestCase):
                     os.path.join(self.tmp.name, 'other'), ok=False)
         self.assertIn('series: %s does not apply' % name, r.stderr)
 
+    def test_base_fixes_go_under_the_series(self):
+        self.two_patches()
+        series = self.read(self.repo, 'patches', 'series')
+        os.makedirs(os.path.join(self.repo, 'patches', 'base'))
+        self.write('# fixes of the base\nfix.patch\n',
+                   self.repo, 'patches', 'base', 'series')
+        self.write('From: A U Thor <author@example.org>\n'
+                   'Date: Sat, 5 Dec 2026 18:00:00 +0000\n'
+                   'Subject: [PATCH] kernel: a fix of the base\n\n'
+                   'Fixes it.\n---\n'
+                   'diff --git a/kernel/fix.c b/kernel/fix.c\n'
+                   'new file mode 100644\n--- /dev/null\n'
+                   '+++ b/kernel/fix.c\n@@ -0,0 +1 @@\n+fixed\n',
+                   self.repo, 'patches', 'base', 'fix.patch')
+        r = self.sh('tree', self.tarball, 'x 1', self.repo, self.tree)
+        self.assertIn('updated to base + 2 patches', r.stdout)
+        self.assertEqual(self.git(self.tree, 'log', '--format=%s'),
+                         'lib: new.c replaces util.c\nmm/slub: shout two\n'
+                         'kernel: a fix of the base\nbase: x 1')
+        self.assertEqual(self.read(self.tree, 'kernel', 'fix.c'), 'fixed\n')
+        self.assertEqual(self.git(self.tree, 'log', '-1', '--format=%s',
+                                  'base'), 'kernel: a fix of the base')
+        # The fix is the base's, not the series's.
+        self.sh('export', self.repo, self.tree)
+        self.assertEqual(self.read(self.repo, 'patches', 'series'), series)
+        out = os.path.join(self.tmp.name, 'series')
+        self.sh('format', self.repo, self.tree, out)
+        self.assertEqual(self.read(out, 'series').count('\n'), 2)
+        self.sh('verify', self.tree, out,
+                os.path.join(self.tmp.name, 'v.json'))
+        # A patch file there that its series does not name is refused.
+        self.write('', self.repo, 'patches', 'base', 'stray.patch')
+        r = self.sh('tree', self.tarball, 'x 1', self.repo, self.tree,
+                    ok=False)
+        self.assertIn('patches/base/series does not name stray.patch',
+                      r.stderr)
+
 
 class SeriesCheck(unittest.TestCase):
     """series-check.sh on a tiny tree, with a stand-in build-kernel.sh
