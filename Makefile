@@ -48,7 +48,7 @@ KERNEL_benchoff  := $(KERNEL_benchprof),configs/profiling-off.config
 # in make arches.
 CHECK_BOOTS       := test boot-never boot-off boot-compressed boot-pointers \
 		     boot-bogus oom \
-		     hugetlb-hmm lockdown debug debug-index hardening nonprof
+		     hugetlb-hmm lockdown debug hardening nonprof
 SHOW_MEM          := alloc_tag:show_mem_test
 BENCH             := alloc_tag:bench_test
 STRESS            := alloc_tag:stress_test
@@ -57,11 +57,10 @@ BOOT_nonprof      := nonprof|alloc_tag:noprof_test,alloc_tag:memcg_kmem_test,$(S
 # Page tags compressed (in page->flags), under the DEBUG checks.
 BOOT_debug        := debug|alloc_tag:allocinfo_test,alloc_tag:module_test,alloc_tag:memcg_kmem_test,$(SHOW_MEM),$(BENCH),$(STRESS)|sysctl.vm.mem_profiling=1,compressed
 # Page tags as 16-bit indices in page_ext (the default) under the DEBUG
-# checks: pages in use before page_ext are marked, no free warns.
-BOOT_debug-index  := debug|alloc_tag:allocinfo_test,$(SHOW_MEM)|kunit.enable=0
-# Two NUMA nodes; page_owner on, for page_owner_test; kmemleak_test last.
-# The KUnit suites and the stress test run in the debug boot.
-BOOT_hardening    := debug|alloc_tag:allocinfo_test,alloc_tag:hash_test,alloc_tag:module_test,alloc_tag:page_owner_test,alloc_tag:kmemleak_test|kunit.enable=0 harness.numa=2 page_owner=on
+# checks: pages in use before page_ext are marked, no free warns. Two NUMA
+# nodes; page_owner on, for page_owner_test; kmemleak_test last. The KUnit
+# suites and the stress test run in the debug boot.
+BOOT_hardening    := debug|alloc_tag:allocinfo_test,alloc_tag:hash_test,alloc_tag:module_test,$(SHOW_MEM),alloc_tag:page_owner_test,alloc_tag:kmemleak_test|kunit.enable=0 harness.numa=2 page_owner=on
 BOOT_boot-never   := test|alloc_tag:boot_param_test,$(SHOW_MEM)|kunit.enable=0 sysctl.vm.mem_profiling=never
 # Off, spelled as upstream's documentation allows (page tags compressed).
 BOOT_boot-off     := test|alloc_tag:boot_param_test,$(SHOW_MEM),$(BENCH)|kunit.enable=0 sysctl.vm.mem_profiling=off
