@@ -28,7 +28,9 @@ verdicts=()
 # built run: the two cores stay busy through a guest's single-threaded
 # stretches and a build's links. Each build's output goes to
 # $out/kernels/KERNEL.log, shown when its boot comes; $out/kernels/KERNEL
-# says ok or failed.
+# says ok or failed. The kselftests are user programs that use no
+# kernel's own headers: built once per architecture, with its first kernel,
+# in build/selftests-DEBARCH.
 mkdir -p "$out/kernels"
 declare -A selftests
 for boot in "$@"; do
@@ -36,7 +38,7 @@ for boot in "$@"; do
 	[ "$tests" = - ] || selftests[$kernel]=1
 done
 build_all() {
-	local -A started
+	local -A started tests_built
 	local boot name kernel tests append spec debarch state
 	for boot in "$@"; do
 		IFS='|' read -r name kernel tests append <<<"$boot"
@@ -49,11 +51,14 @@ build_all() {
 			# shellcheck source=arch.sh
 			. "$here/arch.sh"
 			"$here/build-kernel.sh" "$tree" "build/kernel-$kernel" "${!spec}" &&
-				if [ -n "${selftests[$kernel]:-}" ]; then
+				if [ -n "${selftests[$kernel]:-}" ] &&
+					[ -z "${tests_built[$DEBARCH]:-}" ]; then
 					"$here/selftests.sh" "$tree" "build/kernel-$kernel" \
-						"build/selftests-$kernel"
+						"build/selftests-$DEBARCH"
 				fi
 		) >"$out/kernels/$kernel.log" 2>&1 || state=failed
+		[ -z "${selftests[$kernel]:-}" ] || [ $state != ok ] ||
+			tests_built[${!debarch:-amd64}]=1
 		echo "$state" >"$out/kernels/$kernel"
 	done
 }
@@ -145,7 +150,7 @@ for boot in "$@"; do
 		continue
 	fi
 	if ! "$here/initramfs.sh" "$out/$name/initramfs.cpio.gz" "$tree" \
-		"build/selftests-$kernel" "$kdir"; then
+		"build/selftests-$DEBARCH" "$kdir"; then
 		fail_step "$name" "building the guest failed" "$verdict"
 		continue
 	fi
