@@ -149,14 +149,16 @@ for boot in "$@"; do
 		fail_step "$name" "building kernel $kernel or its tests failed (see $kdir/build.log)" "$verdict"
 		continue
 	fi
-	if ! "$here/initramfs.sh" "$out/$name/initramfs.cpio.gz" "$tree" \
-		"build/selftests-$DEBARCH" "$kdir"; then
+	# One guest per kernel: the boots differ only by their command line.
+	initrd=$out/kernels/$kernel.cpio.gz
+	if [ ! -f "$initrd" ] && ! { "$here/initramfs.sh" "$initrd.new" "$tree" \
+		"build/selftests-$DEBARCH" "$kdir" && mv "$initrd.new" "$initrd"; }; then
 		fail_step "$name" "building the guest failed" "$verdict"
 		continue
 	fi
 	/usr/bin/python3 "$here/ktest.py" boot --name "$name" --arch "$DEBARCH" \
 		--kernel "$kdir/$KIMAGE" ${KDTB:+--dtb "$kdir/arch/$KARCH/boot/dts/$KDTB"} \
-		--initrd "$out/$name/initramfs.cpio.gz" --outdir "$out/$name" \
+		--initrd "$initrd" --outdir "$out/$name" \
 		--timeout "${CHECK_TIMEOUT:-900}" ${KVM:+--kvm} \
 		--append "harness.tests=$tests $append"
 done
