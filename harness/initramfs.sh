@@ -19,6 +19,8 @@ busybox=${BUSYBOX_DIR:-build/tools/busybox}/$DEBARCH/busybox
 out=$1 tree=$2 tests=${3:-} kout=${4:-}
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
+# The guest's /: mktemp's 0700 would keep users other than root out.
+chmod 0755 "$stage"
 
 mkdir -p "$stage"/{bin,dev,proc,sys,tmp,tests,lib/modules}
 cp "$busybox" "$stage/bin/busybox"

@@ -24,4 +24,23 @@ for collection in alloc_tag; do
 	kst install
 	kst COLLECTION="$collection" emit_tests | grep ":" >>"$dest/run-list"
 done
+# The tree's mm selftests that fit the busybox guest (guest/vm-selftests
+# runs them; the rest need bash, libraries or options the test kernel
+# lacks, and run in make suites).
+if [ "$DEBARCH" = amd64 ]; then
+	vm_progs="hugepage-mmap map_hugetlb hugepage-vmemmap hugepage-mremap
+		userfaultfd gup_test map_fixed_noreplace mremap_dontunmap
+		mremap_test virtual_address_range madv_populate soft-dirty
+		mlock2-tests on-fault-limit"
+	obj=$(cd "$kout" && pwd)/selftests/vm
+	mkdir -p "$obj" "$dest/vm"
+	# shellcheck disable=SC2086
+	make -s -C "$tree/tools/testing/selftests/vm" OUTPUT="$obj" LDFLAGS=-static \
+		KHDR_INCLUDES="-isystem $(cd "$kout" && pwd)/usr/include" \
+		$(printf "$obj/%s " $vm_progs)
+	# shellcheck disable=SC2086
+	cp $(printf "$obj/%s " $vm_progs) "$dest/vm/"
+	install -m 0755 "$(dirname "$0")/guest/vm-selftests" "$dest/vm/"
+	echo vm:vm-selftests >>"$dest/run-list"
+fi
 echo "selftests: $(wc -l <"$dest/run-list") programs in $dest"
