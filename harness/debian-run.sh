@@ -36,30 +36,18 @@ rm -rf "$out"
 mkdir -p "$out/root"
 out=$(cd "$out" && pwd)
 root=$out/root
-tar -C "$root" --numeric-owner --xattrs -xf "$tarball"
-# The system's root file system (initramfs-tools reads fstab to put fsck
-# in the initramfs) and name.
-echo '/dev/vda / ext4 errors=remount-ro 0 1' >"$root/etc/fstab"
-echo debian-allocprof >"$root/etc/hostname"
-# initramfs-tools finds the root's type on its device for fsck; the disk
-# is made after the install, so it is told.
-echo FSTYPE=ext4 >"$root/etc/initramfs-tools/conf.d/fstype"
+"$here/debian-unpack.sh" "$tarball" "$root"
 
 # Debian's own kernel of the base, for the comparison.
 echo "debian-run: downloading linux-image-$debian_release $BASE_VERSION (not installed on this host)"
 (cd "$out" && apt-get -q -o APT::Sandbox::User=root download \
 	"linux-image-$debian_release=$BASE_VERSION" >/dev/null)
 
-# As an administrator would: dpkg -i, which runs initramfs-tools. In a
-# mount namespace of its own, so the mounts go away with it.
+# As an administrator would: dpkg -i, which runs initramfs-tools.
 cp "$debdir/$image" "$debdir/$tool" "$out/$debian_image" "$root/tmp/"
 echo "debian-run: dpkg -i $debian_image $image $tool (log $out/dpkg.log)"
-if ! unshare --mount --propagation private -- /bin/sh -ec '
-	mount -t proc proc "$1/proc"
-	mount -t sysfs sys "$1/sys"
-	mount --rbind /dev "$1/dev"
-	chroot "$1" dpkg -i "/tmp/$2" "/tmp/$3" "/tmp/$4"' \
-	sh "$root" "$debian_image" "$image" "$tool" >"$out/dpkg.log" 2>&1; then
+if ! "$here/in-root.sh" "$root" dpkg -i "/tmp/$debian_image" "/tmp/$image" "/tmp/$tool" \
+	>"$out/dpkg.log" 2>&1; then
 	tail -n 20 "$out/dpkg.log" >&2
 	echo "debian-run: dpkg -i failed (see $out/dpkg.log)" >&2
 	exit 1

@@ -51,8 +51,8 @@ repo_disk() {
 }
 repo_disk
 
-tar -C "$root" --numeric-owner --xattrs -xf "$tarball"
-echo debian-allocprof >"$root/etc/hostname"
+"$here/debian-unpack.sh" "$tarball" "$root"
+# GRUB finds the disks by label.
 cat >"$root/etc/fstab" <<EOF
 LABEL=debian / ext4 errors=remount-ro 0 1
 LABEL=repo /srv/allocprof ext4 ro,nofail 0 0
@@ -60,7 +60,6 @@ EOF
 mkdir -p "$root/srv/allocprof"
 # Offline: the repository disk is the only source.
 : >"$root/etc/apt/sources.list"
-echo FSTYPE=ext4 >"$root/etc/initramfs-tools/conf.d/fstype"
 # GRUB as Debian's grub-efi-amd64 would set it up, on the serial console.
 mkdir -p "$root/boot/grub"
 sed -e 's/^GRUB_TIMEOUT=.*/GRUB_TIMEOUT=1/' \
@@ -79,19 +78,15 @@ boot
 EOF
 # Debian's own kernel of the base's ABI (from the archive's security
 # suite, which debootstrap does not read), installed as its package is;
-# then GRUB's EFI image, made by the root's own grub-mkstandalone. In a
-# mount namespace of its own, so the mounts go away with it.
+# then GRUB's EFI image, made by the root's own grub-mkstandalone.
 debian_image=linux-image-$BASE_ABI-$flavour
 (cd "$root/tmp" && apt-get download -q -o APT::Sandbox::User=root "$debian_image" >/dev/null)
 cp "$out/embedded.cfg" "$root/tmp/embedded.cfg"
 echo "lifecycle: $debian_image and GRUB in the root (log $out/root.log)"
-if ! unshare --mount --propagation private -- /bin/sh -ec '
-	mount -t proc proc "$1/proc"
-	mount -t sysfs sys "$1/sys"
-	mount --rbind /dev "$1/dev"
-	chroot "$1" sh -c "dpkg -i /tmp/$2_*.deb"
-	chroot "$1" grub-mkstandalone -O x86_64-efi -o /tmp/BOOTX64.EFI \
-		boot/grub/grub.cfg=/tmp/embedded.cfg' sh "$root" "$debian_image" \
+if ! "$here/in-root.sh" "$root" /bin/sh -ec '
+	dpkg -i /tmp/"$1"_*.deb
+	grub-mkstandalone -O x86_64-efi -o /tmp/BOOTX64.EFI \
+		boot/grub/grub.cfg=/tmp/embedded.cfg' sh "$debian_image" \
 	>"$out/root.log" 2>&1; then
 	tail -n 20 "$out/root.log" >&2
 	exit 1
