@@ -1050,7 +1050,7 @@ class Suites(unittest.TestCase):
             '# not a NUMA system\n'
             '# [SKIP]\n'
             '# running nothing\n'
-            'ok 3 ./ksm_tests -N -m 1 # SKIP\n'
+            'ok 3 ./ksm_tests -N -m 1 # SKIP not a NUMA system\n'
             '# killed\n'
             'not ok 4 ./soft-dirty # no result\n'
             '1..4\n'))
