@@ -28,10 +28,9 @@ done
 # runs them; the rest need bash, libraries or options the test kernel
 # lacks, and run in make suites).
 if [ "$DEBARCH" = amd64 ]; then
-	vm_progs="hugepage-mmap map_hugetlb hugepage-vmemmap hugepage-mremap
-		userfaultfd gup_test map_fixed_noreplace mremap_dontunmap
-		mremap_test virtual_address_range madv_populate soft-dirty
-		mlock2-tests on-fault-limit"
+	# The programs the runner runs (its "run ... ./PROGRAM" lines).
+	vm_progs=$(grep '^run ' "$(dirname "$0")/guest/vm-selftests" |
+		grep -o '\./[A-Za-z0-9_-]*' | sed 's|^\./||' | sort -u)
 	obj=$(cd "$kout" && pwd)/selftests/vm
 	mkdir -p "$obj" "$dest/vm"
 	# shellcheck disable=SC2086
