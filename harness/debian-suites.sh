@@ -91,7 +91,7 @@ for boot in ours debian; do
 	echo "debian-suites: booting $rel: $run"
 	"$py" "$here/ktest.py" boot --name "suites-$boot" --kernel "$out/vmlinuz-$rel" \
 		--initrd "$out/initrd.img-$rel" --drive "$out/$boot/disk.img" \
-		--outdir "$out/$boot" --memory 3G --timeout "${SUITES_TIMEOUT:-3600}" \
+		--outdir "$out/$boot" --memory 3G --timeout "${SUITES_TIMEOUT:-3600}" --tcg-single \
 		--append "root=/dev/vda rw allocprof.suites=$run" || true
 	rm -f "$out/$boot/disk.img"
 	verdicts+=("$out/$boot/verdict.json")

@@ -4,8 +4,8 @@
   ktest.py boot --name N (--kernel IMAGE --initrd CPIO | --firmware FW)
                 --outdir DIR [--arch DEBARCH] [--dtb DTB]
                 [--mode check|run|shell|bench] [--timeout S] [--kvm]
-                [--smp N] [--icount] [--cpu MODEL] [--append ARGS]
-                [--drive DISK]...
+                [--smp N] [--icount] [--tcg-single] [--cpu MODEL]
+                [--append ARGS] [--drive DISK]...
       Boots once, on the QEMU machine of DEBARCH (a Debian architecture,
       default amd64; see MACHINES). The console (ttyS0 on x86) goes to
       DIR/console.log, the results channel (ttyS1 on x86; the guest's /init
@@ -14,6 +14,10 @@
       every failure with the lines that caused it. Exit 1 on any failure.
       --icount: QEMU counts instructions (one per guest nanosecond) and
       runs the CPUs in turn, so the guest's clock measures work done.
+      --tcg-single: the CPUs in turn in one thread, for a guest that
+      rewrites its code while the others run: QEMU 7.2's threaded TCG
+      can keep running a stale translation of a byte that text_poke
+      changed (its int3), and the guest then loops on it for ever.
   ktest.py analyze --name N --console LOG --results TXT [--timed-out]
       The same analysis on saved logs (used by the harness's own tests).
   ktest.py summary VERDICT.json...
@@ -372,7 +376,7 @@ def qemu_command(args, console_log, results_log):
     if args.kvm:
         cmd += ['-accel', 'kvm', '-cpu', 'host']
     else:
-        cmd += ['-accel', 'tcg']
+        cmd += ['-accel', 'tcg,thread=single' if args.tcg_single else 'tcg']
         cpu = args.cpu or harness_option(args.append, 'cpu')
         if cpu:
             cmd += ['-cpu', cpu]
@@ -506,6 +510,8 @@ def add_boot_arguments(b):
     b.add_argument('--kvm', action='store_true')
     b.add_argument('--smp', type=int, default=2)
     b.add_argument('--icount', action='store_true')
+    b.add_argument('--tcg-single', action='store_true',
+                   help='run the vCPUs in one host thread (see the top)')
     b.add_argument('--cpu', help='QEMU CPU model under TCG (default qemu64)')
     b.add_argument('--append', default='')
     b.add_argument('--gdb', help='serve QEMU\'s gdbstub on this Unix socket')

@@ -1237,9 +1237,9 @@ class Machines(unittest.TestCase):
         self.assertEqual((args.name, args.arch, args.mode, args.timeout,
                           args.memory, args.smp, args.icount, args.kvm,
                           args.cpu, args.dtb, args.drive, args.append,
-                          args.firmware),
+                          args.firmware, args.tcg_single),
                          ('g', 'amd64', 'check', 900, '1G', 1, True, False,
-                          None, None, None, '', None))
+                          None, None, None, '', None, False))
         with self.assertRaisesRegex(TypeError, 'no such argument arc'):
             ktest.guest_args(arc='amd64')
 
@@ -1260,6 +1260,13 @@ class Machines(unittest.TestCase):
         self.assertEqual(cmd[-6:], ['-device', 'virtio-serial-device',
                                     '-chardev', 'file,id=results,path=res.txt',
                                     '-device', 'virtconsole,chardev=results'])
+
+    def test_tcg_single(self):
+        cmd = self.command('amd64')
+        self.assertEqual(cmd[cmd.index('-accel') + 1], 'tcg')
+        args = ktest.guest_args(kernel='K', initrd='I', tcg_single=True)
+        cmd = ktest.qemu_command(args, 'con.log', 'res.txt')
+        self.assertEqual(cmd[cmd.index('-accel') + 1], 'tcg,thread=single')
 
     def test_no_disk_unless_asked(self):
         self.assertNotIn('-drive', self.command('amd64'))
