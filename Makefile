@@ -37,6 +37,7 @@ KERNEL_run     := x86_64_defconfig:kernel:kvm_guest.config,$(GUEST_FRAGS),config
 KERNEL_benchbase := tinyconfig:$(GUEST_FRAGS),configs/memcg.config,configs/bench.config
 KERNEL_benchprof := $(KERNEL_benchbase),configs/profiling.config
 KERNEL_benchoff  := $(KERNEL_benchprof),configs/profiling-off.config
+KERNEL_benchtotal := $(KERNEL_benchprof),configs/total-calls.config
 
 # The boots of `make check`, in this order. BOOT_<name> is
 # KERNEL|KSELFTESTS|KERNEL ARGS; each kernel is built once, and the
@@ -314,10 +315,11 @@ bench: deb check-deps
 		--ours $(BENCH_DEBIAN)/ours --out $(BENCH_DEBIAN) --icount --rounds 2 \
 		$(BENCH_ARGS)
 else
-bench: check-deps kernel-benchbase kernel-benchprof kernel-benchoff $(UP_KERNELS)
+bench: check-deps kernel-benchbase kernel-benchprof kernel-benchoff kernel-benchtotal $(UP_KERNELS)
 	@BENCH_COMMAND="make bench$(if $(ICOUNT), ICOUNT=1)$(if $(UPSTREAM), UPSTREAM=1)$(if $(BENCH_ARGS), BENCH_ARGS='$(BENCH_ARGS)')" \
 		$(PY) harness/bench.py --tree $(TREE) --base $(B)/kernel-benchbase \
 		--prof $(B)/kernel-benchprof --off $(B)/kernel-benchoff \
+		--total $(B)/kernel-benchtotal \
 		$(if $(UPSTREAM),--up-base $(B)/upstream/kernel-benchbase \
 			--up-prof $(B)/upstream/kernel-benchprof \
 			--up-off $(B)/upstream/kernel-benchoff) \

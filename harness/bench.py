@@ -86,6 +86,9 @@ CONFIGS = [
     ('13', 'kernel (3), page tags as pointers in page_ext '
      '(`sysctl.vm.mem_profiling=1,pointers`)', 'prof',
      'sysctl.vm.mem_profiling=1,pointers', '', '', 'enabled'),
+    ('14', 'kernel (3) with `CONFIG_MEM_ALLOC_PROFILING_TOTAL_CALLS`: '
+     'every allocation also counted in total_calls', 'total', '', '', '',
+     'enabled'),
 ]
 # Upstream's implementation (Linux 6.12), where it has the same settings.
 UPSTREAM_CONFIGS = [
@@ -545,6 +548,8 @@ def main():
     ap.add_argument('--prof',
                     help='kernel build with profiling on by default')
     ap.add_argument('--off', help='kernel build with profiling off by default')
+    ap.add_argument('--total', help='kernel build with profiling and '
+                    'CONFIG_MEM_ALLOC_PROFILING_TOTAL_CALLS')
     ap.add_argument('--debian', help='Debian\'s kernel (bench-debian.sh)')
     ap.add_argument('--ours', help='make deb\'s kernel (bench-debian.sh)')
     ap.add_argument('--up-base', help='upstream kernel without profiling')
@@ -572,7 +577,10 @@ def main():
         ap.error('either --base, --prof and --off or --debian and --ours')
     if debian and any(upstream):
         ap.error('--debian does not take upstream\'s kernels')
-    kernels = {'base': args.base, 'prof': args.prof, 'off': args.off}
+    if debian and args.total:
+        ap.error('--total is for the tinyconfig kernels')
+    kernels = {'base': args.base, 'prof': args.prof, 'off': args.off,
+               'total': args.total}
     configs = CONFIGS
     if debian:
         kernels = {'debian': args.debian, 'ours': args.ours}
@@ -581,6 +589,9 @@ def main():
         kernels.update(upbase=args.up_base, upprof=args.up_prof,
                        upoff=args.up_off)
         configs = CONFIGS + UPSTREAM_CONFIGS
+    # Without --total, no configuration of its kernel.
+    kernels = {k: v for k, v in kernels.items() if v}
+    configs = [c for c in configs if c[2] in kernels]
     os.makedirs(args.out, exist_ok=True)
     here = os.path.dirname(os.path.abspath(__file__))
     for name, kout in kernels.items():

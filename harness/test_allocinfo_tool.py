@@ -115,8 +115,51 @@ class Tool(unittest.TestCase):
     def tearDown(self):
         self.tmp.cleanup()
 
+    def reads(self, contents, *args):
+        """Serves CONTENTS to the tool's reads of a FIFO, one each, the
+        tool run with ARGS (default --check) and the FIFO; returns its
+        status, output (stderr for a failure) and how many it read."""
+        fifo = tempfile.mktemp(prefix='fifo', dir=self.tmp.name)
+        os.mkfifo(fifo)
+        served = []
+        done = threading.Event()
+
+        def reader_gone():
+            try:
+                os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+                return False
+            except OSError:     # ENXIO: no reader has it open
+                return True
+
+        def serve():
+            for c in contents:
+                with open(fifo, 'w') as f:
+                    if done.is_set():
+                        return
+                    served.append(c)
+                    f.write(c)
+                # The next read must not see this one's writer.
+                while not done.is_set() and not reader_gone():
+                    time.sleep(0.01)
+
+        t = threading.Thread(target=serve)
+        t.start()
+        rc, out, err = run(*(args or ('--check',)), fifo)
+        if not args or rc == 0:
+            self.assertEqual(err, b'', args)
+        out = (out or err).decode()
+        n = len(served)
+        # Release a writer still waiting for a reader.
+        done.set()
+        fd = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+        t.join()
+        os.close(fd)
+        return rc, out.replace(fifo, 'FIFO'), n
+
 
 class Build(Tool):
+
+
     def test_makefile_rule(self):
         """make -C tools/vm allocinfo, in a copy of the Makefiles."""
         copy = os.path.join(self.tmp.name, 'tools')
@@ -839,43 +882,6 @@ class Check(Tool):
         self.assertIn('<stdin>:5: bytes without calls: 4096 0 a.c:3 '
                       'func:f\n', out)
 
-    def reads(self, contents):
-        """Serves CONTENTS to the tool's reads of a FIFO, one each; returns
-        the tool's status, output and how many it read."""
-        fifo = os.path.join(self.tmp.name, 'fifo')
-        os.mkfifo(fifo)
-        served = []
-        done = threading.Event()
-
-        def reader_gone():
-            try:
-                os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
-                return False
-            except OSError:     # ENXIO: no reader has it open
-                return True
-
-        def serve():
-            for c in contents:
-                with open(fifo, 'w') as f:
-                    if done.is_set():
-                        return
-                    served.append(c)
-                    f.write(c)
-                # The next read must not see this one's writer.
-                while not done.is_set() and not reader_gone():
-                    time.sleep(0.01)
-
-        t = threading.Thread(target=serve)
-        t.start()
-        rc, out = self.check(fifo)
-        n = len(served)
-        # Release a writer still waiting for a reader.
-        done.set()
-        fd = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
-        t.join()
-        os.close(fd)
-        return rc, out.replace(fifo, 'FIFO'), n
-
     def test_a_fault_of_one_read_is_not_reported(self):
         ok = self.HEAD + '  4096 1 a.c:1 func:f\n  64 1 b.c:1 func:f\n'
         bad = self.HEAD + '  4096 0 a.c:1 func:f\n  64 1 b.c:1 func:f\n'
@@ -1010,6 +1016,85 @@ class Check(Tool):
             self.assertEqual(self.error(*args, status=2), (
                 'allocinfo: %s\nTry \'allocinfo --help\' for more '
                 'information.\n' % msg), args)
+
+
+class Rate(Tool):
+    """--rate: two reads of total_calls:, SECONDS apart (a FIFO serves
+    each its own report); allocations per second, fastest first."""
+    HEAD = 'allocinfo - version: 2.0\n#     <size>  <calls> <tag info>\n'
+    OLD = HEAD + ('  4096 1 mm/a.c:10 func:fa total_calls:100\n'
+                  '  128 2 mm/b.c:20 func:fb total_calls:5\n'
+                  '  0 0 lib/c.c:3 [m] func:fc total_calls:7\n'
+                  '  64 1 lib/d.c:4 [gone] func:fd total_calls:50 '
+                  'module:unloaded\n')
+    NEW = HEAD + ('  8192 2 mm/a.c:10 func:fa total_calls:300\n'
+                  '  128 2 mm/b.c:20 func:fb total_calls:5\n'
+                  '  64 1 lib/c.c:3 [m] func:fc total_calls:107\n')
+
+    def test_json(self):
+        rc, out, n = self.reads([self.OLD, self.NEW], '--rate', '0.3', '-j')
+        self.assertEqual((rc, n), (0, 2), out)
+        j = json.loads(out)
+        t = j['interval']
+        self.assertGreaterEqual(t, 0.3)
+        self.assertLess(t, 5)
+        # Fastest first; b allocated nothing, d's module is gone.
+        self.assertEqual([(e['file'], e['module'], e['bytes'], e['calls'])
+                          for e in j['entries']],
+                         [('mm/a.c', 'vmlinux', 8192, 2),
+                          ('lib/c.c', 'm', 64, 1)])
+        for e, allocs in zip(j['entries'], (200, 100)):
+            self.assertAlmostEqual(e['allocs_per_sec'], allocs / t, delta=0.06)
+        self.assertEqual((j['total']['rows'], j['total']['allocated']), (4, 2))
+
+    def test_text_and_groups(self):
+        rc, out, _ = self.reads([self.OLD, self.NEW], '--rate', '0.3')
+        self.assertEqual(rc, 0, out)
+        self.assertRegex(out, r'^ALLOCS/S     SIZE  CALLS  CALL SITE\n'
+                         r' +\d+\.\d  8\.0 KiB      2  mm/a\.c:10 func:fa\n'
+                         r' +\d+\.\d     64 B      1  lib/c\.c:3 \[m\] func:fc\n'
+                         r' +\d+\.\d  8\.2 KiB      5  total: 2 of 4 call sites '
+                         r'allocated in 0\.\d\d s\n$')
+        rc, out, _ = self.reads([self.OLD, self.NEW], '--rate', '0.3',
+                                '-g', 'module', '-n', '1')
+        self.assertEqual(rc, 0, out)
+        self.assertRegex(out, r'^ALLOCS/S     SIZE  CALLS  LINES  MODULE\n'
+                         r' +\d+\.\d  8\.1 KiB      4      2  vmlinux\n'
+                         r' +\d+\.\d  8\.2 KiB      5      4  total: 2 of 3 modules '
+                         r'allocated in 0\.\d\d s\n$')
+
+    def test_no_total_calls(self):
+        with open(data('v2.txt')) as f:
+            v2 = f.read()
+        rc, err, n = self.reads([v2, v2], '--rate', '0.1')
+        self.assertEqual((rc, n), (1, 2))
+        self.assertEqual(err, 'allocinfo: FIFO: no total_calls: counts (a kernel '
+                         'without CONFIG_MEM_ALLOC_PROFILING_TOTAL_CALLS?)\n')
+
+    def test_usage(self):
+        for args, msg in (
+                (('--rate', '0', 'v2.txt'), "--rate: expected seconds (0.5, 10; "
+                 "at most 86400), got '0'"),
+                (('--rate', '-1', 'v2.txt'), "--rate: expected seconds (0.5, 10; "
+                 "at most 86400), got '-1'"),
+                (('--rate', '1x', 'v2.txt'), "--rate: expected seconds (0.5, 10; "
+                 "at most 86400), got '1x'"),
+                (('--rate', '86401', 'v2.txt'), "--rate: expected seconds (0.5, "
+                 "10; at most 86400), got '86401'"),
+                (('--rate', '1', '-'), '--rate reads FILE twice: not -'),
+                (('--rate', '1', '-d', 'old.txt', 'new.txt'),
+                 '--rate takes neither --diff nor --prometheus'),
+                (('--rate', '1', '-p', 'v2.txt'),
+                 '--rate takes neither --diff nor --prometheus')):
+            self.assertEqual(self.error(*args, status=2),
+                             'allocinfo: %s\nTry \'allocinfo --help\' for more '
+                             'information.\n' % msg, args)
+
+    def test_a_malformed_count(self):
+        bad = self.HEAD + '  0 0 a.c:1 func:f total_calls:x\n'
+        path = self.write('bad.txt', bad)
+        self.assertEqual(self.error(path), 'allocinfo: %s:3: expected '
+                         'total_calls:COUNT, got "total_calls:x"\n' % path)
 
 
 class Large(Tool):

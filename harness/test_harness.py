@@ -635,11 +635,11 @@ class BenchJudge(unittest.TestCase):
         rows = [l for l in out if l.startswith('| (')]
         self.assertEqual([r.split(' ', 2)[1] for r in rows],
                          ['(2)', '(3)', '(4)', '(5)', '(6)', '(7)', '(8)',
-                          '(9)', '(10)', '(11)', '(12)', '(13)', '(u2)',
-                          '(u3)', '(u4)', '(u7)'])
+                          '(9)', '(10)', '(11)', '(12)', '(13)', '(14)',
+                          '(u2)', '(u3)', '(u4)', '(u7)'])
         self.assertTrue(rows[1].endswith(' | +30.0 | +30.0 | +30.0 | '
                                          '+30.0 | 4.0 B |'))
-        self.assertTrue(rows[14].endswith(' | +44.0 | +44.0 | +44.0 | '
+        self.assertTrue(rows[15].endswith(' | +44.0 | +44.0 | +44.0 | '
                                           '+30.0 | 8.0 B |'))
         self.assertEqual(out[-5:], [
             '- (%s) against (u%s): kmalloc below, page below, order2 below, '
