@@ -143,7 +143,7 @@ class Packages(unittest.TestCase):
             man = f.read().replace('\\-', '-')
         self.assertEqual(options, {
             '--top', '--sort', '--group', '--module', '--file', '--func',
-            '--min-bytes', '--diff', '--shrunk', '--raw', '--json',
+            '--min-bytes', '--diff', '--shrunk', '--rate', '--raw', '--json',
             '--prometheus', '--output', '--check', '--gone', '--proc',
             '--help', '--version'})
         for option in sorted(options):
