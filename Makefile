@@ -23,7 +23,7 @@ KERNEL_series_noprof := tinyconfig:$(TEST_FRAGS),configs/hugetlb-hmm.config,conf
 # DEBUG_VM and the options of distribution debug builds (kmemleak, UBSAN,
 # DEBUG_PAGEALLOC, page_owner, SLUB_DEBUG_ON, PREEMPT, PROVE_RCU, NUMA):
 # one kernel, as each build takes about 11 minutes cold.
-KERNEL_debug   := tinyconfig:$(TEST_FRAGS),configs/memcg.config,configs/profiling.config,configs/profiling-test.config,configs/debug.config,configs/hardening.config
+KERNEL_debug   := tinyconfig:$(TEST_FRAGS),configs/memcg.config,configs/profiling.config,configs/profiling-test.config,configs/debug.config,configs/total-calls.config,configs/hardening.config
 # The test kernel on arm64 (QEMU's virt machine), cross-built: make arches.
 KERNEL_arm64   := tinyconfig:configs/guest.config,configs/test.config,configs/profiling.config,configs/profiling-test.config,configs/arm64.config
 # Profiling, its KUnit suites and test module on another architecture
