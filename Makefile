@@ -14,7 +14,7 @@ PY     := /usr/bin/python3
 GUEST_FRAGS    := configs/guest.config,configs/amd64.config
 TEST_FRAGS     := $(GUEST_FRAGS),configs/test.config
 KERNEL_test    := tinyconfig:$(TEST_FRAGS),configs/profiling.config,configs/profiling-test.config,configs/hugetlb-hmm.config,configs/lockdown.config,configs/vm-selftests.config
-KERNEL_nonprof := tinyconfig:$(TEST_FRAGS),configs/memcg.config
+KERNEL_nonprof := tinyconfig:$(TEST_FRAGS),configs/memcg.config,configs/no-acpi.config
 # make series-check: each prefix of the series as the test kernel, and
 # the same without profiling.
 KERNEL_series_prof   := $(KERNEL_test)
@@ -48,8 +48,8 @@ KERNEL_benchtotal := $(KERNEL_benchprof),configs/total-calls.config
 # shortest boot, so that little runs after the last build. arm64 boots
 # in make arches.
 CHECK_BOOTS       := test boot-never boot-off boot-compressed boot-pointers \
-		     boot-bogus oom \
-		     hugetlb-hmm lockdown debug hardening nonprof
+		     boot-bogus boot-families oom \
+		     hugetlb-hmm lockdown debug hardening debug-families nonprof
 SHOW_MEM          := alloc_tag:show_mem_test
 BENCH             := alloc_tag:bench_test
 STRESS            := alloc_tag:stress_test
@@ -81,7 +81,17 @@ BOOT_boot-bogus   := test|alloc_tag:boot_param_test,$(SHOW_MEM)|kunit.enable=0 \
 		     sysctl.vm.mem_profiling=NEVER \
 		     sysctl.vm.mem_profiling=1,compresed sysctl.vm.mem_profiling=0, \
 		     sysctl.vm.mem_profiling=1,pointer \
-		     alloc_tag.control=\"file\" alloc_tag.control=\"file x -p junk\"
+		     alloc_tag.control=\"file\" alloc_tag.control=\"file x -p junk\" \
+		     alloc_tag.families=pages alloc_tag.families= \
+		     alloc_tag.families=slab, alloc_tag.families=slab,,page
+# Some allocator families left out, the last value winning: slab and
+# vmalloc (whose pages go to vmalloc's own line), without memcg; pages
+# and percpu (vmalloc'ed areas charged whole), under the DEBUG checks.
+# The KUnit suite alloc_tag_families alone checks the charges.
+BOOT_boot-families := test|alloc_tag:boot_param_test|kunit.filter_glob=alloc_tag_families \
+		     alloc_tag.families=slab alloc_tag.families=page,percpu
+BOOT_debug-families := debug|alloc_tag:boot_param_test|kunit.filter_glob=alloc_tag_families \
+		     alloc_tag.families=slab,vmalloc
 # A small guest for the OOM killer's report.
 BOOT_oom          := test|alloc_tag:oom_test|kunit.enable=0 mem=256M
 # 1 GiB hugetlb pages from CMA (a CPU with 1 GiB pages; 6 GiB of RAM
