@@ -980,6 +980,24 @@ class Check(Tool):
             '614400000, less free slab space 134144, less per-cpu free '
             'pages 503808; slab and percpu pages (4104192) counted as their '
             'objects\n')))
+        # Slab objects or percpu areas not profiled (alloc_tag.families=):
+        # their pages are counted instead, and the families are named.
+        os.makedirs(os.path.join(proc, 'sys/vm'))
+        tail = ('coverage: {} of 613762048 held ({}): MemTotal - MemFree '
+                '614400000, less free slab space 134144, less per-cpu free '
+                'pages 503808; {}; profiled: {}\n')
+        for families, charged, share, pages in (
+                ('page,vmalloc', 7104192, '1.2%',
+                 'slab and percpu pages counted as pages'),
+                ('slab,page', 3008192, '0.5%',
+                 'slab pages (4096000) counted as their objects'),
+                ('vmalloc,percpu', 7096000, '1.2%',
+                 'percpu pages (8192) counted as their objects')):
+            self.write('proc/sys/vm/mem_profiling_families', families + '\n')
+            rc, out = self.check('--raw', '--proc', proc, path)
+            self.assertEqual((rc, out.split('\n', 1)[1]), (0, tail.format(
+                charged, share, pages, families)))
+        os.unlink(os.path.join(proc, 'sys/vm/mem_profiling_families'))
         # Without slabinfo (no SLUB_DEBUG) slab space counts as held.
         os.unlink(os.path.join(proc, 'slabinfo'))
         rc, out = self.check('--proc', proc, path)
