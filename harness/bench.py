@@ -89,6 +89,12 @@ CONFIGS = [
     ('14', 'kernel (3) with `CONFIG_MEM_ALLOC_PROFILING_TOTAL_CALLS`: '
      'every allocation also counted in total_calls', 'total', '', '', '',
      'enabled'),
+    ('15', 'kernel (3), slab objects not profiled '
+     '(`alloc_tag.families=page,vmalloc,percpu`)', 'prof',
+     'alloc_tag.families=page,vmalloc,percpu', '', '', 'enabled'),
+    ('16', 'kernel (3), pages not profiled '
+     '(`alloc_tag.families=slab,vmalloc,percpu`)', 'prof',
+     'alloc_tag.families=slab,vmalloc,percpu', '', '', 'enabled'),
 ]
 # Upstream's implementation (Linux 6.12), where it has the same settings.
 UPSTREAM_CONFIGS = [
@@ -128,6 +134,12 @@ DEBIAN_CONFIGS = [
      '', 'memcg', 'account=1', 'not built'),
     ('d10', 'ours, `__GFP_ACCOUNT` in a memory cgroup', 'ours', '', 'memcg',
      'account=1', 'enabled'),
+    ('d11', 'ours, slab objects not profiled '
+     '(`alloc_tag.families=page,vmalloc,percpu`)', 'ours',
+     'alloc_tag.families=page,vmalloc,percpu', '', '', 'enabled'),
+    ('d12', 'ours, pages not profiled '
+     '(`alloc_tag.families=slab,vmalloc,percpu`)', 'ours',
+     'alloc_tag.families=slab,vmalloc,percpu', '', '', 'enabled'),
 ]
 DEBIAN_BASELINE = {'d7': 'd7', 'd8': 'd7', 'd9': 'd9', 'd10': 'd9'}
 # Added instructions per allocation and free allowed on Debian's kernel,
@@ -435,6 +447,7 @@ def memory_table(args, kernels, facts):
         ('for comparison: page_ext of `page_owner=on` (6)',
          facts['6']['page_ext'] - facts['1']['page_ext']),
     ]
+    rows += family_rows(facts, '1', '3', '15', '16')
     if '10' in facts:
         mem_comp = meminfo(facts['10']['sections'])
         rows += [
@@ -464,6 +477,31 @@ def memory_table(args, kernels, facts):
                 code[0], code[1], code[1] - code[0],
                 (code[1] / code[0] - 1) * 100)]
     return out
+
+
+def family_rows(facts, base, on, no_slab, no_page):
+    """What leaving slab objects (@no_slab) or pages (@no_page) out of the
+    profiled families saves against all of them (@on), measured in the
+    guests after boot; rows only for configurations that ran."""
+    rows = []
+    mem_on = meminfo(facts[on]['sections'])
+    if no_slab in facts:
+        mem = meminfo(facts[no_slab]['sections'])
+        rows += [('slab objects not profiled (%s): `Slab:` after boot, '
+                  '(%s) - (%s)' % (no_slab, no_slab, on),
+                  mem['Slab'] - mem_on['Slab']),
+                 ('slab objects not profiled (%s): memory in use after '
+                  'boot, (%s) - (%s)' % (no_slab, no_slab, on),
+                  mem_on['MemFree'] - mem['MemFree'])]
+    if no_page in facts:
+        mem = meminfo(facts[no_page]['sections'])
+        rows += [('pages not profiled (%s): page_ext (boot log), (%s) - '
+                  '(%s)' % (no_page, no_page, base),
+                  facts[no_page]['page_ext'] - facts[base]['page_ext']),
+                 ('pages not profiled (%s): memory in use after boot, '
+                  '(%s) - (%s)' % (no_page, no_page, on),
+                  mem_on['MemFree'] - mem['MemFree'])]
+    return rows
 
 
 def debian_tables(args, configs, samples, facts, kernels):
@@ -526,6 +564,7 @@ def debian_tables(args, configs, samples, facts, kernels):
               mem_ours['Slab'] - mem_deb['Slab']),
              ('memory in use after boot (RAM - `MemFree`), (d2) - (d1)',
               mem_deb['MemFree'] - mem_ours['MemFree'])]
+    rows += family_rows(facts, 'd1', 'd2', 'd11', 'd12')
     out += ['', '## Memory, busybox guests right after boot', '',
             'Guest RAM %s; `Slab:` of (d1) %d kB.' % (
                 args.memory, mem_deb['Slab'] // 1024), '',

@@ -636,10 +636,10 @@ class BenchJudge(unittest.TestCase):
         self.assertEqual([r.split(' ', 2)[1] for r in rows],
                          ['(2)', '(3)', '(4)', '(5)', '(6)', '(7)', '(8)',
                           '(9)', '(10)', '(11)', '(12)', '(13)', '(14)',
-                          '(u2)', '(u3)', '(u4)', '(u7)'])
+                          '(15)', '(16)', '(u2)', '(u3)', '(u4)', '(u7)'])
         self.assertTrue(rows[1].endswith(' | +30.0 | +30.0 | +30.0 | '
                                          '+30.0 | 4.0 B |'))
-        self.assertTrue(rows[15].endswith(' | +44.0 | +44.0 | +44.0 | '
+        self.assertTrue(rows[17].endswith(' | +44.0 | +44.0 | +44.0 | '
                                           '+30.0 | 8.0 B |'))
         self.assertEqual(out[-5:], [
             '- (%s) against (u%s): kmalloc below, page below, order2 below, '
@@ -665,13 +665,18 @@ class BenchDebian(unittest.TestCase):
             samples[label] = {t: [cost - 1, cost + 1] for t, _ in bench.TESTS}
             samples[label]['vmalloc'] = [cost + (40 if kernel == 'ours' and
                                                  label != 'd3' else 0)] * 2
+            # Slab objects left out (d11): 100 kB less slab; pages left
+            # out (d12): no page_ext, 512 kB more free.
             sections = {'meminfo': ['MemFree: %d kB' % (
-                900000 if kernel == 'debian' else 899000), 'Slab: %d kB' % (
-                15000 if kernel == 'debian' else 15200)],
+                900000 if kernel == 'debian' else
+                899512 if label == 'd12' else 899000), 'Slab: %d kB' % (
+                15000 if kernel == 'debian' else
+                15100 if label == 'd11' else 15200)],
                 'possible': ['0'], 'allocinfo-lines': ['3307'],
                 'slabinfo': ['kmalloc-192 40 42 192 21 1 : tunables 0 0 0 '
                              ': slabdata 2 2 0']}
             facts[label] = {'page_ext': {'d1': 0, 'd7': 0, 'd9': 0,
+                                         'd12': 0,
                                          'd6': 2097152}.get(label, 524288),
                             'sections': sections}
         with tempfile.TemporaryDirectory() as d:
@@ -687,7 +692,16 @@ class BenchDebian(unittest.TestCase):
             missed = bench.debian_tables(args, configs, samples, facts,
                                          {'ours': d})
         rows = {l.split(' ', 2)[1]: l for l in out if l.startswith('| (')}
-        self.assertEqual(len(rows), 10)
+        self.assertEqual(len(rows), 12)
+        for row in ('slab objects not profiled (d11): `Slab:` after boot, '
+                    '(d11) - (d2) | -102400 | -0.010% |',
+                    'slab objects not profiled (d11): memory in use after '
+                    'boot, (d11) - (d2) | 0 | 0.000% |',
+                    'pages not profiled (d12): page_ext (boot log), (d12) - '
+                    '(d1) | 0 | 0.000% |',
+                    'pages not profiled (d12): memory in use after boot, '
+                    '(d12) - (d2) | -524288 | -0.049% |'):
+            self.assertIn('| ' + row, out)
         self.assertIn('| 1040.0 [1039.0-1041.0] +40.0 (+4.0%) |', rows['(d2)'])
         # In a memory cgroup, against Debian's kernel in one.
         self.assertIn('| 2040.0 [2039.0-2041.0] +40.0 (+2.0%) |',
