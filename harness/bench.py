@@ -89,13 +89,20 @@ CONFIGS = [
     ('14', 'kernel (3) with `CONFIG_MEM_ALLOC_PROFILING_TOTAL_CALLS`: '
      'every allocation also counted in total_calls', 'total', '', '', '',
      'enabled'),
-    ('15', 'kernel (3), slab objects not profiled '
-     '(`alloc_tag.families=page,vmalloc,percpu`)', 'prof',
-     'alloc_tag.families=page,vmalloc,percpu', '', '', 'enabled'),
-    ('16', 'kernel (3), pages not profiled '
-     '(`alloc_tag.families=slab,vmalloc,percpu`)', 'prof',
-     'alloc_tag.families=slab,vmalloc,percpu', '', '', 'enabled'),
 ]
+
+
+# Kernel KERNEL (described as WHAT) with slab objects, then pages, left out
+# of the profiled families, as configurations LABELS.
+def family_configs(labels, kernel, what):
+    return [(label, '%s, %s not profiled (`alloc_tag.families=%s`)' % (
+        what, family, profiled), kernel, 'alloc_tag.families=' + profiled,
+        '', '', 'enabled') for label, family, profiled in zip(
+            labels, ('slab objects', 'pages'),
+            ('page,vmalloc,percpu', 'slab,vmalloc,percpu'))]
+
+
+CONFIGS += family_configs(('15', '16'), 'prof', 'kernel (3)')
 # Upstream's implementation (Linux 6.12), where it has the same settings.
 UPSTREAM_CONFIGS = [
     ('u1', 'upstream 6.12, `CONFIG_MEM_ALLOC_PROFILING=n`', 'upbase', '', '',
@@ -134,13 +141,8 @@ DEBIAN_CONFIGS = [
      '', 'memcg', 'account=1', 'not built'),
     ('d10', 'ours, `__GFP_ACCOUNT` in a memory cgroup', 'ours', '', 'memcg',
      'account=1', 'enabled'),
-    ('d11', 'ours, slab objects not profiled '
-     '(`alloc_tag.families=page,vmalloc,percpu`)', 'ours',
-     'alloc_tag.families=page,vmalloc,percpu', '', '', 'enabled'),
-    ('d12', 'ours, pages not profiled '
-     '(`alloc_tag.families=slab,vmalloc,percpu`)', 'ours',
-     'alloc_tag.families=slab,vmalloc,percpu', '', '', 'enabled'),
 ]
+DEBIAN_CONFIGS += family_configs(('d11', 'd12'), 'ours', 'ours')
 DEBIAN_BASELINE = {'d7': 'd7', 'd8': 'd7', 'd9': 'd9', 'd10': 'd9'}
 # Added instructions per allocation and free allowed on Debian's kernel,
 # profiling on; booted off, at most +1% on every path.
