@@ -23,7 +23,7 @@ KERNEL_series_noprof := tinyconfig:$(TEST_FRAGS),configs/hugetlb-hmm.config,conf
 # DEBUG_VM and the options of distribution debug builds (kmemleak, UBSAN,
 # DEBUG_PAGEALLOC, page_owner, SLUB_DEBUG_ON, PREEMPT, PROVE_RCU, NUMA):
 # one kernel, as each build takes about 11 minutes cold.
-KERNEL_debug   := tinyconfig:$(TEST_FRAGS),configs/memcg.config,configs/profiling.config,configs/profiling-test.config,configs/debug.config,configs/total-calls.config,configs/hardening.config
+KERNEL_debug   := tinyconfig:$(TEST_FRAGS),configs/memcg.config,configs/profiling.config,configs/profiling-test.config,configs/debug.config,configs/total-calls.config,configs/per-node.config,configs/hardening.config
 # The test kernel on arm64 (QEMU's virt machine), cross-built: make arches.
 KERNEL_arm64   := tinyconfig:configs/guest.config,configs/test.config,configs/profiling.config,configs/profiling-test.config,configs/arm64.config
 # Profiling, its KUnit suites and test module on another architecture
@@ -59,9 +59,10 @@ BOOT_nonprof      := nonprof|alloc_tag:noprof_test,alloc_tag:memcg_kmem_test,$(S
 BOOT_debug        := debug|alloc_tag:allocinfo_test,alloc_tag:memcg_kmem_test,$(SHOW_MEM),$(BENCH),$(STRESS)|sysctl.vm.mem_profiling=1,compressed
 # Page tags as 16-bit indices in page_ext (the default) under the DEBUG
 # checks: pages in use before page_ext are marked, no free warns. Two NUMA
-# nodes; page_owner on, for page_owner_test; kmemleak_test last. The KUnit
-# suites and the stress test run in the debug boot.
-BOOT_hardening    := debug|alloc_tag:allocinfo_test,alloc_tag:hash_test,alloc_tag:module_test,$(SHOW_MEM),alloc_tag:page_owner_test,alloc_tag:kmemleak_test|kunit.enable=0 harness.numa=2 page_owner=on
+# nodes, for the per-node counters too; page_owner on, for
+# page_owner_test; kmemleak_test last. The other KUnit suites and the
+# stress test run in the debug boot.
+BOOT_hardening    := debug|alloc_tag:allocinfo_test,alloc_tag:hash_test,alloc_tag:module_test,$(SHOW_MEM),alloc_tag:page_owner_test,alloc_tag:kmemleak_test|kunit.filter_glob=alloc_tag_node harness.numa=2 page_owner=on
 BOOT_boot-never   := test|alloc_tag:boot_param_test,$(SHOW_MEM)|kunit.enable=0 sysctl.vm.mem_profiling=never
 # Off, spelled as upstream's documentation allows (page tags compressed).
 BOOT_boot-off     := test|alloc_tag:boot_param_test,$(SHOW_MEM),$(BENCH)|kunit.enable=0 sysctl.vm.mem_profiling=off
@@ -86,12 +87,13 @@ BOOT_boot-bogus   := test|alloc_tag:boot_param_test,$(SHOW_MEM)|kunit.enable=0 \
 		     alloc_tag.families=slab, alloc_tag.families=slab,,page
 # Some allocator families left out, the last value winning: slab and
 # vmalloc (whose pages go to vmalloc's own line), without memcg; pages
-# and percpu (vmalloc'ed areas charged whole), under the DEBUG checks.
-# The KUnit suite alloc_tag_families alone checks the charges.
+# and percpu (vmalloc'ed areas charged whole), under the DEBUG checks,
+# on two nodes. The KUnit suites alloc_tag_families and alloc_tag_node
+# alone check the charges.
 BOOT_boot-families := test|alloc_tag:boot_param_test|kunit.filter_glob=alloc_tag_families \
 		     alloc_tag.families=slab alloc_tag.families=page,percpu
-BOOT_debug-families := debug|alloc_tag:boot_param_test|kunit.filter_glob=alloc_tag_families \
-		     alloc_tag.families=slab,vmalloc
+BOOT_debug-families := debug|alloc_tag:boot_param_test|kunit.filter_glob=alloc_tag_[fn]* \
+		     harness.numa=2 alloc_tag.families=slab,vmalloc
 # A small guest for the OOM killer's report.
 BOOT_oom          := test|alloc_tag:oom_test|kunit.enable=0 mem=256M
 # 1 GiB hugetlb pages from CMA (a CPU with 1 GiB pages; 6 GiB of RAM

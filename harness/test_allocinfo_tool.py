@@ -607,11 +607,11 @@ class Json(Tool):
         j = self.json('future.txt')
         self.assertEqual(j['version'], '2.1')
         e = j['entries']
-        self.assertEqual(e[0]['extra'], {'node': '1', 'cold': 'yes'})
+        self.assertEqual(e[0]['extra'], {'tier': '1', 'cold': 'yes'})
         self.assertTrue(e[0]['module_unloaded'])
-        self.assertEqual(e[1]['extra'], {'node': '0'})
+        self.assertEqual(e[1]['extra'], {'zone': 'dma32'})
         self.assertFalse(e[1]['accurate'])
-        self.assertIn('func:add_recvbuf_small module:unloaded node:1 cold:yes',
+        self.assertIn('func:add_recvbuf_small module:unloaded tier:1 cold:yes',
                       self.ok('future.txt'))
 
     def test_escaping(self):
@@ -807,8 +807,12 @@ class Errors(Tool):
             (['-n', 'ten'], "-n: expected a number of rows, got 'ten'"),
             (['-n', '-1'], "-n: expected a number of rows, got '-1'"),
             (['-s', 'size'], "-s: expected bytes or calls, got 'size'"),
-            (['-g', 'node'], '-g: expected none, module, file, dir or '
-             "function, got 'node'"),
+            (['-g', 'nodes'], '-g: expected none, module, file, dir, '
+             "function or node, got 'nodes'"),
+            (['--node', 'one'], "--node: expected a node number, got 'one'"),
+            (['--node', '-1'], "--node: expected a node number, got '-1'"),
+            (['--node', '2147483648'], '--node: expected a node number, got '
+             "'2147483648'"),
             (['--min-bytes', '1X'], '--min-bytes: expected a size (64K, '
              "1.5M), got '1X'"),
             (['--min-bytes', '-1'], '--min-bytes: expected a size (64K, '
@@ -1113,6 +1117,82 @@ class Rate(Tool):
         path = self.write('bad.txt', bad)
         self.assertEqual(self.error(path), 'allocinfo: %s:3: expected '
                          'total_calls:COUNT, got "total_calls:x"\n' % path)
+
+
+class Node(Tool):
+    """/proc/allocinfo_node: a line per call site and NUMA node."""
+    HEAD = 'allocinfo - version: 2.0\n#     <size>  <calls> <tag info>\n'
+    NODES = HEAD + ('        4096        1 mm/a.c:10 func:fa node:0\n'
+                    '        8192        2 mm/a.c:10 func:fa node:1\n'
+                    '         128        2 lib/b.c:5 [m] func:fb node:1 '
+                    'accurate:no\n'
+                    '       12288        3 mm/c.c:7 func:fc node:0\n')
+
+    def test_a_row_per_call_site_and_node(self):
+        path = self.write('nodes.txt', self.NODES)
+        self.assertEqual(self.ok(path), '''\
+    SIZE  CALLS  CALL SITE
+12.0 KiB      3  mm/c.c:7 func:fc node:0
+ 8.0 KiB      2  mm/a.c:10 func:fa node:1
+ 4.0 KiB      1  mm/a.c:10 func:fa node:0
+   128 B      2  lib/b.c:5 [m] func:fb node:1 accurate:no
+24.1 KiB      8  total: 4 call sites
+''')
+
+    def test_group_and_filter(self):
+        path = self.write('nodes.txt', self.NODES)
+        self.assertEqual(self.ok('-g', 'node', '--raw', path), '''\
+ SIZE  CALLS  LINES  NODE
+16384      4      2  0
+ 8320      4      2  1 accurate:no
+24704      8      4  total: 2 nodes
+''')
+        self.assertEqual(self.ok('--node', '01', '-g', 'module', '--raw', path),
+                         '''\
+SIZE  CALLS  LINES  MODULE
+8192      2      1  vmlinux
+ 128      2      1  m accurate:no
+8320      4      2  total: 2 modules
+''')
+        self.assertEqual(self.ok('--node', '0', '--node', '1', '--raw', path),
+                         self.ok('--raw', path))
+        self.assertEqual(self.ok('--node', '7', '--raw', path), '''\
+SIZE  CALLS  CALL SITE
+   0      0  total: 0 call sites
+''')
+
+    def test_json_and_prometheus(self):
+        path = self.write('nodes.txt', self.NODES)
+        entries = self.json('--node', '1', path)['entries']
+        self.assertEqual([(e['file'], e['node'], e['bytes'], e['extra'])
+                          for e in entries],
+                         [('mm/a.c', 1, 8192, {}), ('lib/b.c', 1, 128, {})])
+        self.assertEqual(self.ok('-p', '--node', '0', path).splitlines()[2:4], [
+            'allocinfo_bytes{file="mm/c.c",line="7",module="vmlinux",'
+            'function="fc",node="0"} 12288',
+            'allocinfo_bytes{file="mm/a.c",line="10",module="vmlinux",'
+            'function="fa",node="0"} 4096'])
+        self.assertEqual(self.ok('-p', '-g', 'node', path).splitlines()[2:4], [
+            'allocinfo_bytes{node="0"} 16384',
+            'allocinfo_bytes{node="1"} 8320'])
+
+    def test_errors(self):
+        v2 = self.write('v2.txt', self.HEAD + '  1 1 a.c:1 func:f\n')
+        for args in (('-g', 'node', v2), ('--node', '0', v2)):
+            self.assertEqual(self.error(*args), 'allocinfo: %s: no line has '
+                             'node:N (-g node and --node read '
+                             '/proc/allocinfo_node)\n' % v2)
+        for bad in ('node:x', 'node:-1', 'node:2147483648', 'node:'):
+            path = self.write('bad.txt', self.HEAD + '  1 1 a.c:1 func:f %s\n'
+                              % bad)
+            err = self.error(path)
+            self.assertTrue(err.startswith('allocinfo: %s:3: expected ' % path),
+                            err)
+        if not os.path.exists('/proc/allocinfo_node'):
+            self.assertEqual(self.error('-g', 'node'), 'allocinfo: '
+                             '/proc/allocinfo_node: No such file or directory '
+                             '(a kernel without '
+                             'CONFIG_MEM_ALLOC_PROFILING_PER_NODE?)\n')
 
 
 class Large(Tool):
