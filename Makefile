@@ -38,6 +38,8 @@ KERNEL_benchbase := tinyconfig:$(GUEST_FRAGS),configs/memcg.config,configs/bench
 KERNEL_benchprof := $(KERNEL_benchbase),configs/profiling.config
 KERNEL_benchoff  := $(KERNEL_benchprof),configs/profiling-off.config
 KERNEL_benchtotal := $(KERNEL_benchprof),configs/total-calls.config
+KERNEL_benchnuma  := $(KERNEL_benchprof),configs/numa.config
+KERNEL_benchnode  := $(KERNEL_benchnuma),configs/per-node.config
 
 # The boots of `make check`, in this order. BOOT_<name> is
 # KERNEL|KSELFTESTS|KERNEL ARGS; each kernel is built once, and the
@@ -49,7 +51,8 @@ KERNEL_benchtotal := $(KERNEL_benchprof),configs/total-calls.config
 # in make arches.
 CHECK_BOOTS       := test boot-never boot-off boot-compressed boot-pointers \
 		     boot-bogus boot-families oom \
-		     hugetlb-hmm lockdown debug hardening debug-families nonprof
+		     hugetlb-hmm lockdown debug hardening debug-families debug-never \
+		     nonprof
 SHOW_MEM          := alloc_tag:show_mem_test
 BENCH             := alloc_tag:bench_test
 STRESS            := alloc_tag:stress_test
@@ -94,6 +97,9 @@ BOOT_boot-families := test|alloc_tag:boot_param_test|kunit.filter_glob=alloc_tag
 		     alloc_tag.families=slab alloc_tag.families=page,percpu
 BOOT_debug-families := debug|alloc_tag:boot_param_test|kunit.filter_glob=alloc_tag_[fn]* \
 		     harness.numa=2 alloc_tag.families=slab,vmalloc
+# Never, under the DEBUG checks (the sysctl read-only): per-node counters
+# are not allocated, /proc/allocinfo_node has its header alone.
+BOOT_debug-never  := debug|alloc_tag:boot_param_test|kunit.enable=0 sysctl.vm.mem_profiling=never
 # A small guest for the OOM killer's report.
 BOOT_oom          := test|alloc_tag:oom_test|kunit.enable=0 mem=256M
 # 1 GiB hugetlb pages from CMA (a CPU with 1 GiB pages; 6 GiB of RAM
@@ -327,11 +333,13 @@ bench: deb check-deps
 		--ours $(BENCH_DEBIAN)/ours --out $(BENCH_DEBIAN) --icount --rounds 2 \
 		$(BENCH_ARGS)
 else
-bench: check-deps kernel-benchbase kernel-benchprof kernel-benchoff kernel-benchtotal $(UP_KERNELS)
+bench: check-deps kernel-benchbase kernel-benchprof kernel-benchoff kernel-benchtotal \
+		kernel-benchnuma kernel-benchnode $(UP_KERNELS)
 	@BENCH_COMMAND="make bench$(if $(ICOUNT), ICOUNT=1)$(if $(UPSTREAM), UPSTREAM=1)$(if $(BENCH_ARGS), BENCH_ARGS='$(BENCH_ARGS)')" \
 		$(PY) harness/bench.py --tree $(TREE) --base $(B)/kernel-benchbase \
 		--prof $(B)/kernel-benchprof --off $(B)/kernel-benchoff \
 		--total $(B)/kernel-benchtotal \
+		--numa $(B)/kernel-benchnuma --node $(B)/kernel-benchnode \
 		$(if $(UPSTREAM),--up-base $(B)/upstream/kernel-benchbase \
 			--up-prof $(B)/upstream/kernel-benchprof \
 			--up-off $(B)/upstream/kernel-benchoff) \

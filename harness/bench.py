@@ -2,13 +2,16 @@
 """make bench: what memory allocation profiling costs, measured.
 
   bench.py --tree TREE --base KOUT --prof KOUT --off KOUT --out DIR
+           [--total KOUT] [--numa KOUT --node KOUT]
            [--up-base KOUT --up-prof KOUT --up-off KOUT]
            [--rounds N] [--repeat N] [--ms MS] [--memory SIZE] [--icount]
            [--only 1,3,...]
   bench.py --tree TREE --debian KDIR --ours KDIR --out DIR [...]
 
 KOUT: kernel builds without profiling (base), with it on by default (prof)
-and with it off by default (off); otherwise the same. --up-base,
+and with it off by default (off); otherwise the same. --total: prof with
+total_calls, configuration (14); --numa, --node: prof with NUMA, without
+and with per-node counters, (17) and (18). --up-base,
 --up-prof, --up-off: the same three of upstream's implementation (make
 bench UPSTREAM=1), whose configurations (u1), (u2), ... are compared with
 (u1) as ours are with (1); a last table puts the instructions (or ns)
@@ -103,6 +106,14 @@ def family_configs(labels, kernel, what):
 
 
 CONFIGS += family_configs(('15', '16'), 'prof', 'kernel (3)')
+# Per-node counters need NUMA, which the other kernels lack: (17) is their
+# baseline. One node, as the counters cost the same on any.
+CONFIGS += [
+    ('17', 'kernel (3) with `CONFIG_NUMA` (one node)', 'numa', '', '', '',
+     'enabled'),
+    ('18', 'kernel (17) with `CONFIG_MEM_ALLOC_PROFILING_PER_NODE`: every '
+     'allocation also counted on its node', 'node', '', '', '', 'enabled'),
+]
 # Upstream's implementation (Linux 6.12), where it has the same settings.
 UPSTREAM_CONFIGS = [
     ('u1', 'upstream 6.12, `CONFIG_MEM_ALLOC_PROFILING=n`', 'upbase', '', '',
@@ -450,6 +461,10 @@ def memory_table(args, kernels, facts):
          facts['6']['page_ext'] - facts['1']['page_ext']),
     ]
     rows += family_rows(facts, '1', '3', '15', '16')
+    if '17' in facts and '18' in facts:
+        free = [meminfo(facts[c]['sections'])['MemFree'] for c in ('17', '18')]
+        rows.append(('per-node counters: memory in use after boot, (18) - '
+                     '(17)', free[0] - free[1]))
     if '10' in facts:
         mem_comp = meminfo(facts['10']['sections'])
         rows += [
@@ -589,6 +604,9 @@ def main():
     ap.add_argument('--prof',
                     help='kernel build with profiling on by default')
     ap.add_argument('--off', help='kernel build with profiling off by default')
+    ap.add_argument('--numa', help='kernel build with profiling and NUMA')
+    ap.add_argument('--node', help='kernel build with profiling, NUMA and '
+                    'per-node counters')
     ap.add_argument('--total', help='kernel build with profiling and '
                     'CONFIG_MEM_ALLOC_PROFILING_TOTAL_CALLS')
     ap.add_argument('--debian', help='Debian\'s kernel (bench-debian.sh)')
@@ -618,10 +636,12 @@ def main():
         ap.error('either --base, --prof and --off or --debian and --ours')
     if debian and any(upstream):
         ap.error('--debian does not take upstream\'s kernels')
-    if debian and args.total:
-        ap.error('--total is for the tinyconfig kernels')
+    if debian and (args.total or args.numa or args.node):
+        ap.error('--total, --numa and --node are for the tinyconfig kernels')
+    if bool(args.numa) != bool(args.node):
+        ap.error('--numa and --node go together')
     kernels = {'base': args.base, 'prof': args.prof, 'off': args.off,
-               'total': args.total}
+               'total': args.total, 'numa': args.numa, 'node': args.node}
     configs = CONFIGS
     if debian:
         kernels = {'debian': args.debian, 'ours': args.ours}
@@ -630,7 +650,7 @@ def main():
         kernels.update(upbase=args.up_base, upprof=args.up_prof,
                        upoff=args.up_off)
         configs = CONFIGS + UPSTREAM_CONFIGS
-    # Without --total, no configuration of its kernel.
+    # Without --total (--numa, --node), no configuration of its kernel.
     kernels = {k: v for k, v in kernels.items() if v}
     configs = [c for c in configs if c[2] in kernels]
     os.makedirs(args.out, exist_ok=True)

@@ -143,9 +143,9 @@ class Packages(unittest.TestCase):
             man = f.read().replace('\\-', '-')
         self.assertEqual(options, {
             '--top', '--sort', '--group', '--module', '--file', '--func',
-            '--min-bytes', '--diff', '--shrunk', '--rate', '--raw', '--json',
-            '--prometheus', '--output', '--check', '--gone', '--proc',
-            '--help', '--version'})
+            '--node', '--min-bytes', '--diff', '--shrunk', '--rate', '--raw',
+            '--json', '--prometheus', '--output', '--check', '--gone',
+            '--proc', '--help', '--version'})
         for option in sorted(options):
             self.assertIn(option, man)
 
