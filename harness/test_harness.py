@@ -636,10 +636,11 @@ class BenchJudge(unittest.TestCase):
         self.assertEqual([r.split(' ', 2)[1] for r in rows],
                          ['(2)', '(3)', '(4)', '(5)', '(6)', '(7)', '(8)',
                           '(9)', '(10)', '(11)', '(12)', '(13)', '(14)',
-                          '(15)', '(16)', '(u2)', '(u3)', '(u4)', '(u7)'])
+                          '(15)', '(16)', '(17)', '(18)', '(u2)', '(u3)',
+                          '(u4)', '(u7)'])
         self.assertTrue(rows[1].endswith(' | +30.0 | +30.0 | +30.0 | '
                                          '+30.0 | 4.0 B |'))
-        self.assertTrue(rows[17].endswith(' | +44.0 | +44.0 | +44.0 | '
+        self.assertTrue(rows[19].endswith(' | +44.0 | +44.0 | +44.0 | '
                                           '+30.0 | 8.0 B |'))
         self.assertEqual(out[-5:], [
             '- (%s) against (u%s): kmalloc below, page below, order2 below, '
