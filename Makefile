@@ -14,7 +14,7 @@ PY     := /usr/bin/python3
 GUEST_FRAGS    := configs/guest.config,configs/amd64.config
 TEST_FRAGS     := $(GUEST_FRAGS),configs/test.config
 KERNEL_test    := tinyconfig:$(TEST_FRAGS),configs/profiling.config,configs/profiling-test.config,configs/hugetlb-hmm.config,configs/lockdown.config,configs/vm-selftests.config
-KERNEL_nonprof := tinyconfig:$(TEST_FRAGS),configs/memcg.config,configs/no-acpi.config
+KERNEL_nonprof := tinyconfig:$(TEST_FRAGS),configs/memcg.config
 # make series-check: each prefix of the series as the test kernel, and
 # the same without profiling.
 KERNEL_series_prof   := $(KERNEL_test)
