@@ -18,16 +18,25 @@ mkdir -p "$repo/pool/main"
 repo=$(cd "$repo" && pwd)
 url=${REPO_URL:-file:$repo}
 keyhome=${REPO_KEY_HOME:-${XDG_DATA_HOME:-$HOME/.local/share}/allocprof/repo-gnupg}
+[[ $keyhome = /* ]] || keyhome=$PWD/$keyhome
 uid="allocprof repository signing key"
+# gpg-agent makes its sockets in the GnuPG home, and a UNIX socket's path
+# may be at most 108 bytes: with a deep home (make lifecycle's, under the
+# checkout's build/) the agent cannot start and gpg fails with "No agent
+# running". So gpg goes through a short link to the home, and the agent is
+# stopped on the way out (no service left running).
+tmp=$(mktemp -d /tmp/allocprof-repo.XXXXXX)
+trap 'gpgconf --homedir "$tmp/gnupg" --kill all 2>/dev/null; rm -rf "$tmp"' EXIT
+ln -s "$keyhome" "$tmp/gnupg"
 
-if ! gpg --homedir "$keyhome" --batch --list-secret-keys "$uid" >/dev/null 2>&1; then
+if ! gpg --homedir "$tmp/gnupg" --batch --list-secret-keys "$uid" >/dev/null 2>&1; then
 	echo "repo: making the repository key in $keyhome (keep it: hosts trust it)"
 	mkdir -p "$keyhome"
 	chmod 700 "$keyhome"
-	gpg --homedir "$keyhome" --batch --quiet --passphrase '' \
+	gpg --homedir "$tmp/gnupg" --batch --quiet --passphrase '' \
 		--quick-generate-key "$uid" rsa4096 sign never
 fi
-gpg --homedir "$keyhome" --batch --yes --export "$uid" >"$repo/allocprof.gpg"
+gpg --homedir "$tmp/gnupg" --batch --yes --export "$uid" >"$repo/allocprof.gpg"
 
 while read -r deb; do
 	cp "$debdir/$deb" "$repo/pool/main/"
@@ -50,9 +59,9 @@ apt-ftparchive \
 	-o "APT::FTPArchive::Release::Architectures=$(ls dists/$suite/main | sed 's/^binary-//' | tr '\n' ' ')" \
 	release "dists/$suite" >"dists/$suite/Release.tmp"
 mv "dists/$suite/Release.tmp" "dists/$suite/Release"
-gpg --homedir "$keyhome" --batch --yes -u "$uid" --clearsign \
+gpg --homedir "$tmp/gnupg" --batch --yes -u "$uid" --clearsign \
 	-o "dists/$suite/InRelease" "dists/$suite/Release"
-gpg --homedir "$keyhome" --batch --yes -u "$uid" -abs \
+gpg --homedir "$tmp/gnupg" --batch --yes -u "$uid" -abs \
 	-o "dists/$suite/Release.gpg" "dists/$suite/Release"
 cat >allocprof.sources <<EOSOURCES
 Types: deb

@@ -195,6 +195,32 @@ class Repository(unittest.TestCase):
                            capture_output=True, text=True)
         self.assertNotEqual(r.returncode, 0)
 
+    def test_key_home_at_any_depth(self):
+        """A GnuPG home whose agent sockets' paths are longer than a UNIX
+        socket name may be (108 bytes), as make lifecycle's under a deep
+        checkout; and no agent left running."""
+        home = os.path.join(workdir, *['a-deep-key-home-%d' % i
+                                       for i in range(6)], 'gnupg')
+        self.assertGreater(len(home + '/S.gpg-agent.extra'), 108)
+        repo = os.path.join(workdir, 'deep-repo')
+        out = build(VERSIONS[0])
+        with open(os.path.join(out, 'packages'), 'w') as f:
+            f.write(''.join('%s_%s_%s.deb\n' % (p, VERSIONS[0], ARCH)
+                            for p in PACKAGES))
+        r = subprocess.run([os.path.join(HERE, 'repo.sh'), out, repo],
+                           capture_output=True, text=True,
+                           env=dict(os.environ, REPO_KEY_HOME=home))
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        r = subprocess.run(['gpgv', '--keyring',
+                            os.path.join(repo, 'allocprof.gpg'),
+                            os.path.join(repo, 'dists', 'bookworm',
+                                         'InRelease')],
+                           capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        # The agent removes its sockets as it exits.
+        self.assertEqual([f for f in os.listdir(home)
+                          if f.startswith('S.')], [])
+
 
 def main():
     global TREE
