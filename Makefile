@@ -50,7 +50,7 @@ KERNEL_benchnode  := $(KERNEL_benchnuma),configs/per-node.config
 # shortest boot, so that little runs after the last build. arm64 boots
 # in make arches.
 CHECK_BOOTS       := test boot-never boot-off boot-compressed boot-pointers \
-		     boot-bogus boot-families oom \
+		     boot-bogus boot-never-on boot-on-never boot-mixed boot-families oom \
 		     hugetlb-hmm lockdown debug hardening debug-families debug-never \
 		     nonprof
 SHOW_MEM          := alloc_tag:show_mem_test
@@ -63,9 +63,12 @@ BOOT_debug        := debug|alloc_tag:allocinfo_test,alloc_tag:memcg_kmem_test,$(
 # Page tags as 16-bit indices in page_ext (the default) under the DEBUG
 # checks: pages in use before page_ext are marked, no free warns. Two NUMA
 # nodes, for the per-node counters too; page_owner on, for
-# page_owner_test; kmemleak_test last. The other KUnit suites and the
-# stress test run in the debug boot.
-BOOT_hardening    := debug|alloc_tag:allocinfo_test,alloc_tag:hash_test,alloc_tag:module_test,$(SHOW_MEM),alloc_tag:page_owner_test,alloc_tag:kmemleak_test|kunit.filter_glob=alloc_tag_node harness.numa=2 page_owner=on
+# page_owner_test; kmemleak_test last; profiling "never", then on (the
+# last value wins), where the page hooks would otherwise write into
+# page_owner's page_ext. The other KUnit suites and the stress test run
+# in the debug boot.
+BOOT_hardening    := debug|alloc_tag:allocinfo_test,alloc_tag:hash_test,alloc_tag:module_test,$(SHOW_MEM),alloc_tag:page_owner_test,alloc_tag:kmemleak_test|kunit.filter_glob=alloc_tag_node harness.numa=2 page_owner=on \
+		     sysctl.vm.mem_profiling=never sysctl.vm.mem_profiling=on
 BOOT_boot-never   := test|alloc_tag:boot_param_test,$(SHOW_MEM)|kunit.enable=0 sysctl.vm.mem_profiling=never
 # Off, spelled as upstream's documentation allows (page tags compressed).
 BOOT_boot-off     := test|alloc_tag:boot_param_test,$(SHOW_MEM),$(BENCH)|kunit.enable=0 sysctl.vm.mem_profiling=off
@@ -88,6 +91,20 @@ BOOT_boot-bogus   := test|alloc_tag:boot_param_test,$(SHOW_MEM)|kunit.enable=0 \
 		     alloc_tag.control=\"file\" alloc_tag.control=\"file x -p junk\" \
 		     alloc_tag.families=pages alloc_tag.families= \
 		     alloc_tag.families=slab, alloc_tag.families=slab,,page
+# Values repeated and contradicting, as a boot loader joining a fleet's
+# defaults and an administrator's additions writes them: the last value
+# taken wins, junk among them is rejected alone.
+BOOT_boot-never-on := test|alloc_tag:boot_param_test,$(SHOW_MEM)|kunit.enable=0 \
+		     sysctl.vm.mem_profiling=never sysctl.vm.mem_profiling=1
+BOOT_boot-on-never := test|alloc_tag:boot_param_test,$(SHOW_MEM)|kunit.enable=0 \
+		     sysctl.vm.mem_profiling=1,pointers sysctl.vm.mem_profiling=1junk \
+		     sysctl.vm.mem_profiling=never
+BOOT_boot-mixed   := test|alloc_tag:boot_param_test|kunit.enable=0 \
+		     sysctl.vm.mem_profiling=never sysctl.vm.mem_profiling= \
+		     sysctl.vm.mem_profiling=on,compressed sysctl.vm.mem_profiling=1,compressed \
+		     alloc_tag.families=page alloc_tag.families= alloc_tag.families=slab,page \
+		     alloc_tag.control=\"file kernel/fork.c -p\" alloc_tag.control= \
+		     alloc_tag.control=\"file kernel/fork.c -p\" alloc_tag.control=\"nonsense\"
 # Some allocator families left out, the last value winning: slab and
 # vmalloc (whose pages go to vmalloc's own line), without memcg; pages
 # and percpu (vmalloc'ed areas charged whole), under the DEBUG checks,
