@@ -51,7 +51,7 @@ KERNEL_benchnode  := $(KERNEL_benchnuma),configs/per-node.config
 # in make arches.
 CHECK_BOOTS       := test boot-never boot-off boot-compressed boot-pointers \
 		     boot-bogus boot-never-on boot-on-never boot-mixed boot-families oom \
-		     hugetlb-hmm lockdown debug hardening debug-families debug-never \
+		     hugetlb-hmm lockdown offline debug hardening debug-families debug-never \
 		     nonprof
 SHOW_MEM          := alloc_tag:show_mem_test
 BENCH             := alloc_tag:bench_test
@@ -125,6 +125,9 @@ BOOT_oom          := test|alloc_tag:oom_test|kunit.enable=0 mem=256M
 BOOT_hugetlb-hmm  := test|alloc_tag:hugetlb_hmm_test|kunit.enable=0 \
 		     sysctl.vm.mem_profiling=1,compressed hugetlb_cma=2G \
 		     harness.memory=6G harness.cpu=qemu64,pdpe1gb=on
+# A balloon driver's pages (PageOffline, never freed) leaving with their
+# memory block: the top 256 MiB movable, so that a block can go offline.
+BOOT_offline      := test|alloc_tag:offline_test|kunit.enable=0 movablecore=256M
 # Locked down as under Secure Boot: the control file from /proc, no +f.
 BOOT_lockdown     := test|alloc_tag:module_test|kunit.enable=0 lockdown=integrity
 BOOT_build-slab   := slab|-|
