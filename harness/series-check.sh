@@ -79,7 +79,8 @@ for c in "${commits[@]}"; do
 	# checkout (in one, it takes tracked *.patch files for sources).
 	git -C "$tree" format-patch -1 --stdout --no-signature --zero-commit "$c" \
 		>"$out/patch.mbox"
-	if (cd / && "$work/scripts/checkpatch.pl" --strict --no-tree --quiet \
+	# shellcheck disable=SC2086 # CHECKPATCH_ARGS: options, from the Makefile
+	if (cd / && "$work/scripts/checkpatch.pl" $CHECKPATCH_ARGS \
 		"$out/patch.mbox") >"$out/checkpatch.log" 2>&1; then
 		line="$line checkpatch ok"
 	else
