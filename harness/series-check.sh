@@ -6,7 +6,8 @@
 # is checked out in the worktree OUT/linux (only the files that differ are
 # rewritten, so the builds in OUT/kernel-prof and OUT/kernel-noprof stay
 # incremental) and built as KERNEL_series_prof and KERNEL_series_noprof
-# say. Options a prefix's Kconfig does not define yet are not verified.
+# say; checkpatch runs with CHECKPATCH_ARGS. Options a prefix's Kconfig
+# does not define yet are not verified.
 # A build that passed is remembered by the prefix's tree and the
 # kernel's configuration inputs (OUT/passed/): a prefix already built is
 # not built again, so a run after changing one patch builds from that
@@ -79,8 +80,8 @@ for c in "${commits[@]}"; do
 	# checkout (in one, it takes tracked *.patch files for sources).
 	git -C "$tree" format-patch -1 --stdout --no-signature --zero-commit "$c" \
 		>"$out/patch.mbox"
-	# shellcheck disable=SC2086 # CHECKPATCH_ARGS: options, from the Makefile
-	if (cd / && "$work/scripts/checkpatch.pl" $CHECKPATCH_ARGS \
+	# shellcheck disable=SC2086 # options, from the Makefile
+	if (cd / && "$work/scripts/checkpatch.pl" ${CHECKPATCH_ARGS:?} \
 		"$out/patch.mbox") >"$out/checkpatch.log" 2>&1; then
 		line="$line checkpatch ok"
 	else

@@ -463,7 +463,7 @@ class SeriesCheck(unittest.TestCase):
         os.makedirs(os.path.join(self.tree, 'scripts'))
         os.makedirs(os.path.join(self.tree, 'src'))
         self.script(os.path.join(self.tree, 'scripts', 'checkpatch.pl'),
-                    '#!/bin/sh\n! grep -q "^+BAD" "$4"\n')
+                    '#!/bin/sh\nfor f; do :; done\n! grep -q "^+BAD" "$f"\n')
         self.git('init', '-q', '-b', 'work')
         self.commit('base', 'a.c', 'one\n')
         self.git('tag', 'base')
@@ -472,7 +472,8 @@ class SeriesCheck(unittest.TestCase):
         self.commit('lib: mended', 'b.c', 'fine\n')
         self.env = dict(os.environ,
                         KERNEL_series_prof='tinyconfig:',
-                        KERNEL_series_noprof='tinyconfig:')
+                        KERNEL_series_noprof='tinyconfig:',
+                        CHECKPATCH_ARGS='--strict --no-tree --quiet')
 
     def tearDown(self):
         self.tmp.cleanup()
