@@ -26,17 +26,18 @@ uid="allocprof repository signing key"
 # running". So gpg goes through a short link to the home, and the agent is
 # stopped on the way out (no service left running).
 tmp=$(mktemp -d /tmp/allocprof-repo.XXXXXX)
-trap 'gpgconf --homedir "$tmp/gnupg" --kill all 2>/dev/null; rm -rf "$tmp"' EXIT
-ln -s "$keyhome" "$tmp/gnupg"
+export GNUPGHOME=$tmp/gnupg
+trap 'gpgconf --kill all 2>/dev/null; rm -rf "$tmp"' EXIT
+ln -s "$keyhome" "$GNUPGHOME"
 
-if ! gpg --homedir "$tmp/gnupg" --batch --list-secret-keys "$uid" >/dev/null 2>&1; then
+if ! gpg --batch --list-secret-keys "$uid" >/dev/null 2>&1; then
 	echo "repo: making the repository key in $keyhome (keep it: hosts trust it)"
 	mkdir -p "$keyhome"
 	chmod 700 "$keyhome"
-	gpg --homedir "$tmp/gnupg" --batch --quiet --passphrase '' \
+	gpg --batch --quiet --passphrase '' \
 		--quick-generate-key "$uid" rsa4096 sign never
 fi
-gpg --homedir "$tmp/gnupg" --batch --yes --export "$uid" >"$repo/allocprof.gpg"
+gpg --batch --yes --export "$uid" >"$repo/allocprof.gpg"
 
 while read -r deb; do
 	cp "$debdir/$deb" "$repo/pool/main/"
@@ -59,9 +60,9 @@ apt-ftparchive \
 	-o "APT::FTPArchive::Release::Architectures=$(ls dists/$suite/main | sed 's/^binary-//' | tr '\n' ' ')" \
 	release "dists/$suite" >"dists/$suite/Release.tmp"
 mv "dists/$suite/Release.tmp" "dists/$suite/Release"
-gpg --homedir "$tmp/gnupg" --batch --yes -u "$uid" --clearsign \
+gpg --batch --yes -u "$uid" --clearsign \
 	-o "dists/$suite/InRelease" "dists/$suite/Release"
-gpg --homedir "$tmp/gnupg" --batch --yes -u "$uid" -abs \
+gpg --batch --yes -u "$uid" -abs \
 	-o "dists/$suite/Release.gpg" "dists/$suite/Release"
 cat >allocprof.sources <<EOSOURCES
 Types: deb
