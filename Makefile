@@ -51,8 +51,8 @@ KERNEL_benchnode  := $(KERNEL_benchnuma),configs/per-node.config
 # in make arches.
 CHECK_BOOTS       := test boot-never boot-off boot-compressed boot-pointers \
 		     boot-bogus boot-never-on boot-on-never boot-mixed boot-families oom \
-		     hugetlb-hmm lockdown offline debug hardening debug-families debug-never \
-		     nonprof
+		     hugetlb-hmm lockdown offline fail-early fail-late debug hardening \
+		     debug-families debug-never debug-fail-late nonprof
 SHOW_MEM          := alloc_tag:show_mem_test
 BENCH             := alloc_tag:bench_test
 STRESS            := alloc_tag:stress_test
@@ -128,6 +128,10 @@ BOOT_hugetlb-hmm  := test|alloc_tag:hugetlb_hmm_test|kunit.enable=0 \
 # A balloon driver's pages (PageOffline, never freed) leaving with their
 # memory block: the top 256 MiB movable, so that a block can go offline.
 BOOT_offline      := test|alloc_tag:offline_test|kunit.enable=0 movablecore=256M
+# A setup step made to fail (fault injection): the early one, the tag type.
+BOOT_fail-early   := test|alloc_tag:boot_param_test|kunit.enable=0 fail_alloc_tag_init=1,100,0,1
+BOOT_fail-late    := test|alloc_tag:boot_param_test|kunit.enable=0 fail_alloc_tag_init=2,100,0,1
+BOOT_debug-fail-late := debug|alloc_tag:boot_param_test|kunit.enable=0 fail_alloc_tag_init=2,100,0,1
 # Locked down as under Secure Boot: the control file from /proc, no +f.
 BOOT_lockdown     := test|alloc_tag:module_test|kunit.enable=0 lockdown=integrity
 BOOT_build-slab   := slab|-|
