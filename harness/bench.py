@@ -276,8 +276,9 @@ def kmalloc_size(size):
 
 def slab_tag_bytes(sec, header):
     """What profiling gives every slab in /proc/slabinfo: a kmalloc of
-    HEADER bytes (memory cgroups' vector pointer, 8 with CONFIG_MEMCG_KMEM,
-    else 0) and a 16-bit call site index per object. Memory cgroups' own
+    HEADER bytes (the address of the slab's first object, and memory
+    cgroups' vector pointer with CONFIG_MEMCG_KMEM: 8 or 16) and a 16-bit
+    call site index per object. Memory cgroups' own
     vectors (a pointer per charged slab's object) are not counted: a
     kernel without profiling has them too."""
     total = 0
@@ -440,7 +441,7 @@ def memory_table(args, kernels, facts):
     section = sym['__stop_alloc_tags'] - sym['__start_alloc_tags']
     # Built-in call sites: the report's lines less its two header lines.
     tags = int(prof_sec['allocinfo-lines'][0]) - 2
-    header = 8 * config_has(kernels['prof'], 'CONFIG_MEMCG')
+    header = 8 + 8 * config_has(kernels['prof'], 'CONFIG_MEMCG')
     sizes = [size_of(kernels[k]) for k in ('base', 'prof')]
     mem_base, mem_prof = meminfo(base_sec), meminfo(prof_sec)
     used = [ram - m['MemFree'] for m in (mem_base, mem_prof)]
@@ -574,9 +575,9 @@ def debian_tables(args, configs, samples, facts, kernels):
         ext = facts[label]['page_ext'] - facts['d1']['page_ext']
         rows.append(('page_ext of (%s) (boot log), %.1f B a page' % (
             label, ext / pages), ext))
-    rows += [('slab tags: 2 B per object and 8 B per slab, every slab at '
+    rows += [('slab tags: 2 B per object and 16 B per slab, every slab at '
               'boot (`/proc/slabinfo` of (d2), kmalloc size classes)',
-              slab_tag_bytes(ours, 8)),
+              slab_tag_bytes(ours, 16)),
              ('`Slab:` after boot, (d2) - (d1)',
               mem_ours['Slab'] - mem_deb['Slab']),
              ('memory in use after boot (RAM - `MemFree`), (d2) - (d1)',

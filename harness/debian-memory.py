@@ -25,8 +25,9 @@ import bench  # noqa: E402
 FACT_RE = re.compile(r'^# (meminfo: (\w+):\s+(\d+) kB|page_ext: (\d+)|'
                      r'slabinfo: (.*)|alloc_tags: (\d+)|call sites: (\d+))$')
 PAGE = 4096
-# The header of a slab's extensions with memory cgroups: their vector.
-SLAB_EXT_HEADER = 8
+# The header of a slab's extensions with memory cgroups: the address of
+# the slab's first object and memcg's vector.
+SLAB_EXT_HEADER = 16
 
 
 def facts(path):

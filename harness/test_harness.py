@@ -790,7 +790,7 @@ class DebianMemory(unittest.TestCase):
                  '# meminfo: Percpu:          %d kB' % percpu]
         if page_ext is not None:
             lines += ['# page_ext: %d' % page_ext]
-            # 64 objects a slab: 8 + 128 bytes each, in kmalloc-192.
+            # 64 objects a slab: 16 + 128 bytes each, in kmalloc-192.
             if slabs:
                 lines += ['# slabinfo: kmalloc-64 %d %d 64 64 1 : tunables '
                           '0 0 0 : slabdata %d %d 0' % (
@@ -814,7 +814,7 @@ class DebianMemory(unittest.TestCase):
         self.assertIn('| in use (MemTotal - MemFree) | 1000000 | 1002000 '
                       '(+2000) | 1001500 (+1500) |', out)
         self.assertIn('| page_ext | 0 | 1024 (+1024) | 1024 (+1024) |', out)
-        self.assertIn('| slab tags (2 B per object, 8 B per slab, every slab '
+        self.assertIn('| slab tags (2 B per object, 16 B per slab, every slab '
                       'in `/proc/slabinfo`) | 0 | 37 (+37) | 0 (+0) |', out)
         self.assertIn('| the tags (`alloc_tags` section) | 0 | 128 (+128) '
                       '| 128 (+128) |', out)
