@@ -171,7 +171,7 @@ ARCHES_BOOTS := $(foreach a,$(ARCHES),arch-$(a) nonprof-$(a)) \
 
 export $(filter KERNEL_% DEBARCH_%,$(.VARIABLES))
 
-.PHONY: all deps check-deps tree export series series-check upstream-tree check arches treewide deb deb-boot repo debian-run suites lifecycle checkpatch run shell bench iprofile stress clean help
+.PHONY: all deps check-deps tree export series series-check upstream-tree check arches treewide deb deb-boot repo debian-run suites workloads lifecycle checkpatch run shell bench iprofile stress clean help
 
 all: help
 
@@ -188,6 +188,8 @@ help:
 	@echo "make debian-run  install make deb's kernel on Debian 12, boot it with systemd"
 	@echo "make suites  suites written elsewhere on Debian 12 (SUITES=vm,stress,dkms),"
 	@echo "            with make deb's kernel and Debian's own"
+	@echo "make workloads  hackbench, perf bench, stress-ng, a DKMS build on Debian 12:"
+	@echo "            instructions on Debian's own kernel and make deb's"
 	@echo "make lifecycle  install, use, upgrade and remove the packages on Debian 12"
 	@echo "            booted through GRUB (UEFI)"
 	@echo "make bench   measure profiling's overhead (ICOUNT=1: instruction counts;"
@@ -271,16 +273,16 @@ DEB_CONFIG ?= cloud
 DEB_ARCH ?= amd64
 DEB_FLAVOUR_cloud   := cloud-$(DEB_ARCH)
 DEB_FLAVOUR_generic := $(DEB_ARCH)
-ifneq ($(filter deb deb-boot repo debian-run suites lifecycle,$(MAKECMDGOALS))$(DEBIAN),)
+ifneq ($(filter deb deb-boot repo debian-run suites workloads lifecycle,$(MAKECMDGOALS))$(DEBIAN),)
 ifeq ($(filter cloud generic,$(DEB_CONFIG)),)
 $(error DEB_CONFIG must be cloud or generic)
 endif
 ifeq ($(filter amd64 arm64,$(DEB_ARCH)),)
 $(error DEB_ARCH must be amd64 or arm64)
 endif
-ifneq ($(filter repo debian-run suites lifecycle,$(MAKECMDGOALS)),)
+ifneq ($(filter repo debian-run suites workloads lifecycle,$(MAKECMDGOALS)),)
 ifneq ($(DEB_ARCH),amd64)
-$(error make repo, debian-run, suites and lifecycle are for DEB_ARCH=amd64)
+$(error make repo, debian-run, suites, workloads and lifecycle are for DEB_ARCH=amd64)
 endif
 endif
 ifneq ($(DEBIAN),)
@@ -326,6 +328,18 @@ suites: deb
 	@harness/deps.sh debian $(TOOLS)
 	@harness/debian-root.sh $(SUITES_ROOT) $(SUITES_PACKAGES)
 	@harness/debian-suites.sh $(TREE) $(DEB_OUT) $(SUITES_ROOT) $(B)/suites-$(DEB_CONFIG) $(SUITES)
+
+# Programs written elsewhere (hackbench, perf bench, stress-ng, a DKMS
+# module's build) on Debian 12 booted with Debian's own kernel of the base
+# and with make deb's (on, booted off, ",compressed" asked), WORKLOADS_BOOTS
+# times each under -icount: their instructions, in $(B)/workloads/results.md.
+WORKLOADS_ROOT := $(B)/debian/workloads-root.tar
+WORKLOADS_PACKAGES := rt-tests,linux-perf,stress-ng,dkms,rapiddisk-dkms
+WORKLOADS_BOOTS ?= 3
+workloads: deb
+	@harness/deps.sh debian $(TOOLS)
+	@harness/debian-root.sh $(WORKLOADS_ROOT) $(WORKLOADS_PACKAGES)
+	@harness/debian-workloads.sh $(DEB_OUT) $(WORKLOADS_ROOT) $(B)/workloads $(WORKLOADS_BOOTS)
 
 # The operator's lifecycle on Debian 12 booted through GRUB under UEFI:
 # install from make repo's kind of repository, use, apt upgrade to a

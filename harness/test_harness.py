@@ -1,12 +1,13 @@
 #!/usr/bin/python3
 """Tests of the harness itself: the (K)TAP parser, the splat detector, the
 verdict channel, the summary line, the series tree/export round trip, and
-make bench's judgement of a guest.
+make bench's and make workloads' judgement of a guest.
 
 Console logs in tests/ were recorded from the test kernel (clean.console) and
 edited into the failure cases: a failed KUnit case, a WARN_ON(1) in the middle
 of a passing run, a console cut mid-suite, and a boot that hangs in /init.
-debian-* were recorded by make debian-run (Debian 12 under systemd).
+debian-* were recorded by make debian-run (Debian 12 under systemd),
+workloads-* by make workloads' runner (Debian's kernel).
 
   test_harness.py [--verdict FILE]   (FILE gets the results for the summary)
 """
@@ -27,6 +28,7 @@ import iprofile  # noqa: E402
 import ktest  # noqa: E402
 import stress  # noqa: E402
 import treewide  # noqa: E402
+import workloads  # noqa: E402
 
 LOGS = os.path.join(HERE, 'tests')
 DONE = '# harness: kernel 6.1\n# harness: done\n'
@@ -1130,6 +1132,69 @@ class Suites(unittest.TestCase):
             "problem in suites-ours: guest hung\n"
             "ours: 0 passed, 1 failed, 0 skipped (0 of the failures fails "
             "on Debian's kernel too)\n")))
+
+
+class Workloads(unittest.TestCase):
+    """make workloads' judgement of a guest, on a recorded guest of
+    Debian's kernel whose build read the disk (before the runner read the
+    whole root first), and its table."""
+    DEBIAN = workloads.CONFIGS[0]
+    ON = workloads.CONFIGS[1]
+
+    def judge(self, cfg, results, console=None):
+        return workloads.judge(cfg, console or log('workloads-debian.console'),
+                               results, False, 'guest')
+
+    def unread(self):
+        return log('workloads-debian.results').replace(
+            'workload dkms-build 11903414000 216',
+            'workload dkms-build 11903414000 0')
+
+    def test_counts_and_commands(self):
+        counts, commands = self.judge(self.DEBIAN, self.unread())
+        self.assertEqual(sorted(counts), sorted(w for w, _ in workloads.WORKLOADS))
+        self.assertEqual(counts['hackbench'], 662450000)
+        self.assertEqual(counts['dkms-build'], 11903414000)
+        self.assertEqual(commands['stress-ng-fork'],
+                         'stress-ng -q --fork 1 --fork-ops 500')
+
+    def test_disk_read_is_refused(self):
+        with self.assertRaisesRegex(workloads.WorkloadError, 'timed runs '
+                                    'read the disk: dkms-build 216 sectors'):
+            self.judge(self.DEBIAN, log('workloads-debian.results'))
+
+    def test_other_state_is_refused(self):
+        with self.assertRaisesRegex(workloads.WorkloadError,
+                                    r"expected profiling 1, page tags 16-bit "
+                                    r"indices; the guest says \['absent'\], \[\]"):
+            self.judge(self.ON, self.unread())
+
+    def test_failed_program_is_named(self):
+        results = self.unread().replace(
+            'workload stress-ng-sock 1051750000 0',
+            'workload stress-ng-sock failed: stress-ng -q --sock 1')
+        with self.assertRaisesRegex(workloads.WorkloadError,
+                                    'no count for stress-ng-sock: workload '
+                                    'stress-ng-sock failed'):
+            self.judge(self.DEBIAN, results)
+
+    def test_cut_run_and_splat_are_refused(self):
+        with self.assertRaisesRegex(workloads.WorkloadError, 'did not finish'):
+            self.judge(self.DEBIAN, self.unread().replace(ktest.DONE_MARK, ''))
+        console = log('workloads-debian.console') + \
+            '[   99.000000] BUG: unable to handle page fault\n'
+        with self.assertRaisesRegex(workloads.WorkloadError, 'kernel splat'):
+            self.judge(self.DEBIAN, self.unread(), console)
+
+    def test_table(self):
+        samples = {c[0]: {w: [1000, 1010, 1020] for w, _ in workloads.WORKLOADS}
+                   for c in workloads.CONFIGS}
+        samples['w2']['hackbench'] = [1050, 1005, 990]
+        rows = workloads.table(samples, 3)
+        self.assertEqual(rows[2], '| hackbench | 1010 (1000-1020) | '
+                         '1005 (990-1050) **-0.50%** | 1010 (1000-1020) '
+                         '**+0.00%** | 1010 (1000-1020) **+0.00%** |')
+        self.assertEqual(len(rows), 2 + len(workloads.WORKLOADS))
 
 
 class TagCensus(unittest.TestCase):
