@@ -12,8 +12,10 @@ symbols (/proc/kallsyms with nokaslr: Debian's System.map is in its -dbg
 package). Each configuration and test then boots one guest (QEMU TCG, one
 CPU, gdbstub on a Unix socket, nokaslr), in which alloc_tag_bench runs
 the test four times, one loop each; gdb (iprofile-gdb.py) steps every
-instruction of the last two loops, and the one with fewer instructions is
-kept (a context switch or a timer in a loop only adds). The instructions
+instruction of the last two loops, counting those on the loop's own
+stack (not another task's, nor an interrupt's), and the one with fewer
+instructions is kept (an interrupt's entry or a context switch only
+adds). The instructions
 are counted per function, the module's own code included, and divided by
 the loop's operations, so that they compare with make bench ICOUNT=1's
 figures (which also count what the loop amortises: refills, lazy purges).
@@ -236,8 +238,8 @@ def main():
             for k in {all_configs[l][2] for l in labels}}
     lines = ['# Instruction profiles', '',
              'Command: `%s`. Two loops of each test stepped with gdb after '
-             'two loops of warm-up, the quieter kept; per allocation and '
-             'free.' % os.environ.get(
+             'two loops of warm-up, the instructions on the loop\'s own stack '
+             'counted, the quieter loop kept; per allocation and free.' % os.environ.get(
                  'IPROFILE_COMMAND', 'harness/iprofile.py'), '']
     for test in tests:
         funcs = {}
