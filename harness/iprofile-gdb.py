@@ -4,8 +4,8 @@
 # every instruction until the next (its end), do so for the loop after,
 # and write how often each address ran in each on the loop's own stack. The environment gives
 # IPROFILE_SOCKET, IPROFILE_OUT, IPROFILE_SKIP and, in hex, IPROFILE_FINIT
-# (the finit_module system call), IPROFILE_KTIME_GET and IPROFILE_END (the
-# end of vmlinux's text: modules lie above it).
+# (the finit_module system call), IPROFILE_KTIME_GET, IPROFILE_SCHEDULE
+# and IPROFILE_END (the end of vmlinux's text: modules lie above it).
 import json
 import os
 import time
@@ -18,6 +18,7 @@ FINIT = int(os.environ['IPROFILE_FINIT'], 16)
 KTIME_GET = int(os.environ['IPROFILE_KTIME_GET'], 16)
 END = int(os.environ['IPROFILE_END'], 16)
 SKIP = int(os.environ['IPROFILE_SKIP'])
+SCHEDULE = int(os.environ['IPROFILE_SCHEDULE'], 16)
 # A loop of the benchmark is at most a few hundred thousand instructions.
 MAX_STEPS = 2000000
 # x86_64's THREAD_SIZE without KASAN (no bench kernel has it); a task's
@@ -66,6 +67,17 @@ def past_module_ktime_get(calls):
     run_to(caller())
 
 
+def past_schedule():
+    """From __schedule()'s first instruction, run to its return in this
+    task (the return address is shared by every task that schedules)."""
+    ret, sp = caller(), reg('rsp')
+    gdb.execute('break *0x%x' % ret, to_string=True)
+    gdb.execute('continue', to_string=True)
+    while reg('rsp') != sp + 8:
+        gdb.execute('continue', to_string=True)
+    gdb.execute('delete', to_string=True)
+
+
 # Only after the module is being loaded: ktime_get() runs all the time.
 run_to(FINIT)
 past_module_ktime_get(SKIP + 1)
@@ -78,17 +90,22 @@ for i in range(2):
         # Out of ktime_get() (the loop's end) and into the next loop.
         run_to(caller())
         past_module_ktime_get(1)
-    # Only the benchmark's task is counted, by its stack: under gdb the
-    # guest's clock runs while each instruction is stepped, so other
-    # tasks (a grace period's kthread after the module's load) and
-    # interrupts, on stacks of their own, run inside the loop.
+    # Only the benchmark's task is counted: under gdb the guest's clock
+    # runs while each instruction is stepped, so other tasks (a grace
+    # period's kthread after the module's load) and interrupts run inside
+    # the loop. The scheduler is run through, not stepped; interrupts'
+    # handlers are told by their stacks.
     stack = reg('rsp') // THREAD_SIZE
     counts = {}
-    steps = others = 0
+    steps = others = switches = 0
     while True:
         pc = reg('pc')
         if pc == KTIME_GET and caller() > END:
             break
+        if pc == SCHEDULE:
+            past_schedule()
+            switches += 1
+            continue
         if reg('rsp') // THREAD_SIZE == stack:
             counts[pc] = counts.get(pc, 0) + 1
         else:
@@ -98,8 +115,8 @@ for i in range(2):
             raise SystemExit('iprofile: no ktime_get() after %d steps' % steps)
         gdb.execute('stepi', to_string=True)
     loops.append({'%x' % pc: n for pc, n in counts.items()})
-    print('iprofile: loop %d: %d instructions stepped, %d on other stacks'
-          % (i, steps, others))
+    print('iprofile: loop %d: %d instructions stepped, %d on other stacks, '
+          '%d calls of __schedule() run through' % (i, steps, others, switches))
 
 with open(OUT, 'w') as f:
     json.dump(loops, f)

@@ -13,9 +13,9 @@ package). Each configuration and test then boots one guest (QEMU TCG, one
 CPU, gdbstub on a Unix socket, nokaslr), in which alloc_tag_bench runs
 the test four times, one loop each; gdb (iprofile-gdb.py) steps every
 instruction of the last two loops, counting those on the loop's own
-stack (not another task's, nor an interrupt's), and the one with fewer
-instructions is kept (an interrupt's entry or a context switch only
-adds). The instructions
+stack (not another task's, nor an interrupt's) and outside the scheduler
+(__schedule() is run through), and the one with fewer instructions is
+kept (an interrupt's entry only adds). The instructions
 are counted per function, the module's own code included, and divided by
 the loop's operations, so that they compare with make bench ICOUNT=1's
 figures (which also count what the loop amortises: refills, lazy purges).
@@ -128,6 +128,7 @@ def profile(args, cfg, test, kdir, syms):
                IPROFILE_SKIP=str(2 * (REPEAT - 2)),
                IPROFILE_FINIT='%x' % finit_symbol(syms),
                IPROFILE_KTIME_GET='%x' % syms.addr['ktime_get'],
+               IPROFILE_SCHEDULE='%x' % syms.addr['__schedule'],
                IPROFILE_END='%x' % syms.end)
     here = os.path.dirname(os.path.abspath(__file__))
     os.makedirs(os.path.join(args.out, name), exist_ok=True)
