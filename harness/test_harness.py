@@ -1187,13 +1187,15 @@ class Workloads(unittest.TestCase):
             self.judge(self.DEBIAN, self.unread(), console)
 
     def test_table(self):
-        samples = {c[0]: {w: [1000, 1010, 1020] for w, _ in workloads.WORKLOADS}
+        samples = {c[0]: {w: [1000e6, 1010e6, 1020e6]
+                          for w, _ in workloads.WORKLOADS}
                    for c in workloads.CONFIGS}
-        samples['w2']['hackbench'] = [1050, 1005, 990]
+        samples['w2']['hackbench'] = [1050e6, 1005e6, 990.04e6]
         rows = workloads.table(samples, 3)
-        self.assertEqual(rows[2], '| hackbench | 1010 (1000-1020) | '
-                         '1005 (990-1050) **-0.50%** | 1010 (1000-1020) '
-                         '**+0.00%** | 1010 (1000-1020) **+0.00%** |')
+        self.assertEqual(rows[2], '| hackbench | 1010.0 (1000.0-1020.0) | '
+                         '1005.0 (990.0-1050.0) **-0.50%** | 1010.0 '
+                         '(1000.0-1020.0) **+0.00%** | 1010.0 (1000.0-1020.0) '
+                         '**+0.00%** |')
         self.assertEqual(len(rows), 2 + len(workloads.WORKLOADS))
 
 

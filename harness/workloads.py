@@ -123,7 +123,7 @@ def judge(cfg, console, results, failed, where):
 def table(samples, boots):
     """The results table: medians, spreads and each kernel's difference."""
     base = 'w1'
-    out = ['| workload | ' + ' | '.join('(%s) median, min-max' % c[0]
+    out = ['| workload | ' + ' | '.join('(%s) median (min-max)' % c[0]
                                        for c in CONFIGS) + ' |',
            '|---|' + '---|' * len(CONFIGS)]
     for name, _ in WORKLOADS:
@@ -132,7 +132,7 @@ def table(samples, boots):
         for label, *_ in CONFIGS:
             s = samples[label][name]
             m = statistics.median(s)
-            cell = '%.4g (%.4g-%.4g)' % (m, min(s), max(s))
+            cell = '%.1f (%.1f-%.1f)' % (m / 1e6, min(s) / 1e6, max(s) / 1e6)
             if label != base:
                 cell += ' **%+.2f%%**' % ((m / b - 1) * 100)
             cells.append(cell)
@@ -173,7 +173,7 @@ def main():
     if failed:
         return 1
     lines = [
-        'Instructions per workload (QEMU TCG, `-cpu max`, one CPU, '
+        'Millions of instructions per workload (QEMU TCG, `-cpu max`, one CPU, '
         '`-icount shift=0`: the guest clock counts instructions, kernel and '
         'user), median and min-max over %d boots of each kernel, and the '
         'difference of the median from (w1). The programs\' files on tmpfs, '
