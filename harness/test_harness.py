@@ -1191,7 +1191,7 @@ class Workloads(unittest.TestCase):
                           for w, _ in workloads.WORKLOADS}
                    for c in workloads.CONFIGS}
         samples['w2']['hackbench'] = [1050e6, 1005e6, 990.04e6]
-        rows = workloads.table(samples, 3)
+        rows = workloads.table(samples)
         self.assertEqual(rows[2], '| hackbench | 1010.0 (1000.0-1020.0) | '
                          '1005.0 (990.0-1050.0) **-0.50%** | 1010.0 '
                          '(1000.0-1020.0) **+0.00%** | 1010.0 (1000.0-1020.0) '

@@ -120,7 +120,7 @@ def judge(cfg, console, results, failed, where):
     return counts, commands
 
 
-def table(samples, boots):
+def table(samples):
     """The results table: medians, spreads and each kernel's difference."""
     base = 'w1'
     out = ['| workload | ' + ' | '.join('(%s) median (min-max)' % c[0]
@@ -183,7 +183,7 @@ def main():
     lines += ['']
     lines += ['- %s: %s: `%s`' % (w, what, commands[w])
               for w, what in WORKLOADS]
-    lines += [''] + table(samples, args.boots)
+    lines += [''] + table(samples)
     text = '\n'.join(lines) + '\n'
     print(text, end='')
     with open(os.path.join(args.out, 'results.md'), 'w') as f:
