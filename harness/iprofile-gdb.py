@@ -2,7 +2,8 @@
 # a QEMU guest's gdbstub, wait for the benchmark module's first call of
 # ktime_get() after IPROFILE_SKIP of them (the start of a timed loop), step
 # every instruction until the next (its end), do so for the loop after,
-# and write how often each address ran in each on the loop's own stack. The environment gives
+# and write how often each address ran in each on the loop's own stack.
+# The environment gives
 # IPROFILE_SOCKET, IPROFILE_OUT, IPROFILE_SKIP and, in hex, IPROFILE_FINIT
 # (the finit_module system call), IPROFILE_KTIME_GET, IPROFILE_SCHEDULE
 # and IPROFILE_END (the end of vmlinux's text: modules lie above it).
@@ -116,7 +117,8 @@ for i in range(2):
         gdb.execute('stepi', to_string=True)
     loops.append({'%x' % pc: n for pc, n in counts.items()})
     print('iprofile: loop %d: %d instructions stepped, %d on other stacks, '
-          '%d calls of __schedule() run through' % (i, steps, others, switches))
+          '%d calls of __schedule() run through'
+          % (i, steps, others, switches))
 
 with open(OUT, 'w') as f:
     json.dump(loops, f)

@@ -240,7 +240,8 @@ def main():
     lines = ['# Instruction profiles', '',
              'Command: `%s`. Two loops of each test stepped with gdb after '
              'two loops of warm-up, the instructions on the loop\'s own stack '
-             'counted, the quieter loop kept; per allocation and free.' % os.environ.get(
+             'counted, the quieter loop kept; per allocation and free.'
+             % os.environ.get(
                  'IPROFILE_COMMAND', 'harness/iprofile.py'), '']
     for test in tests:
         funcs = {}

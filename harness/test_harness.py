@@ -1152,7 +1152,8 @@ class Workloads(unittest.TestCase):
 
     def test_counts_and_commands(self):
         counts, commands = self.judge(self.DEBIAN, self.unread())
-        self.assertEqual(sorted(counts), sorted(w for w, _ in workloads.WORKLOADS))
+        self.assertEqual(sorted(counts),
+                         sorted(w for w, _ in workloads.WORKLOADS))
         self.assertEqual(counts['hackbench'], 662450000)
         self.assertEqual(counts['dkms-build'], 11903414000)
         self.assertEqual(commands['stress-ng-fork'],
@@ -1164,9 +1165,9 @@ class Workloads(unittest.TestCase):
             self.judge(self.DEBIAN, log('workloads-debian.results'))
 
     def test_other_state_is_refused(self):
-        with self.assertRaisesRegex(workloads.WorkloadError,
-                                    r"expected profiling 1, page tags 16-bit "
-                                    r"indices; the guest says \['absent'\], \[\]"):
+        with self.assertRaisesRegex(
+                workloads.WorkloadError, r"expected profiling 1, page tags "
+                r"16-bit indices; the guest says \['absent'\], \[\]"):
             self.judge(self.ON, self.unread())
 
     def test_failed_program_is_named(self):

@@ -78,8 +78,8 @@ def boot(args, rnd, cfg):
         name='r%d-%s' % (rnd, label), mode='bench', kernel=vmlinuz,
         initrd=initrd, outdir=outdir, timeout=args.timeout, memory='2G',
         smp=1, icount=True, tcg_single=True, cpu='max', drive=[disk],
-        append='root=/dev/vda ro quiet init=/usr/local/sbin/allocprof-workloads '
-        + append)
+        append='root=/dev/vda ro quiet '
+        'init=/usr/local/sbin/allocprof-workloads ' + append)
     console, results, timed_out, status, elapsed = ktest.run_guest(ns)
     os.unlink(disk)
     print('workloads: (%s) round %d: %.0f s' % (label, rnd, elapsed))
@@ -173,9 +173,9 @@ def main():
     if failed:
         return 1
     lines = [
-        'Millions of instructions per workload (QEMU TCG, `-cpu max`, one CPU, '
-        '`-icount shift=0`: the guest clock counts instructions, kernel and '
-        'user), median and min-max over %d boots of each kernel, and the '
+        'Millions of instructions per workload (QEMU TCG, `-cpu max`, one '
+        'CPU, `-icount shift=0`: the guest clock counts instructions, kernel '
+        'and user), median and min-max over %d boots of each kernel, and the '
         'difference of the median from (w1). The programs\' files on tmpfs, '
         'their binaries read into the page cache first: no timed run read '
         'the disk.' % args.boots, '']
