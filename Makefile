@@ -1,9 +1,29 @@
 # Per-callsite memory allocation profiling for Linux 6.1: build, boot, test.
 # See README.md. Everything is built under build/ (git-ignored).
 
-include base.pin
+# BASE: the kernel base, one directory of bases/ (its pin and series).
+# 6.1 is ours; 6.12 is Debian's 6.12 with upstream's profiling, for which
+# only the targets of BASE_612_TARGETS exist so far.
+# Only the command line chooses it: a BASE in the environment is not ours.
+ifneq ($(origin BASE),command line)
+BASE := 6.1
+endif
+BASES := $(notdir $(wildcard bases/*))
+ifeq ($(filter $(BASE),$(BASES)),)
+$(error BASE=$(BASE): no such base (bases/: $(BASES)))
+endif
+BASE_612_TARGETS := tree export deb deb-boot tool-tree help all clean
+ifeq ($(BASE),6.12)
+ifneq ($(filter-out $(BASE_612_TARGETS),$(or $(MAKECMDGOALS),all)),)
+$(error make $(filter-out $(BASE_612_TARGETS),$(MAKECMDGOALS)) is for BASE=6.1 only; BASE=6.12 has: $(filter-out tool-tree help all clean,$(BASE_612_TARGETS)))
+endif
+endif
+export BASE_DIR := bases/$(BASE)
+include $(BASE_DIR)/pin
 
-B      := build
+# What one base builds goes in B (6.1's in build/, another's in
+# build/BASE/); what serves every base in build/ itself (TOOLS).
+B      := build$(if $(filter-out 6.1,$(BASE)),/$(BASE))
 TREE   := $(B)/linux
 TARBALL = /usr/src/$(BASE_PACKAGE).tar.xz
 PY     := /usr/bin/python3
@@ -171,7 +191,7 @@ ARCHES_BOOTS := $(foreach a,$(ARCHES),arch-$(a) nonprof-$(a)) \
 
 export $(filter KERNEL_% DEBARCH_%,$(.VARIABLES))
 
-.PHONY: all deps check-deps tree export series series-check upstream-tree check arches treewide deb deb-boot repo debian-run suites workloads lifecycle checkpatch run shell bench iprofile stress clean help
+.PHONY: all deps check-deps tree tool-tree export series series-check upstream-tree check arches treewide deb deb-boot repo debian-run suites workloads lifecycle checkpatch run shell bench iprofile stress clean help
 
 all: help
 
@@ -198,21 +218,23 @@ help:
 	@echo "make iprofile  instructions per function of each benchmark path (PROFILE=1,3;"
 	@echo "            DEBIAN=1: PROFILE=d1,d2; TESTS=kmalloc,page,order2,vmalloc)"
 	@echo "make stress  the stress test for STRESS_SECONDS (600) in STRESS_KERNEL (test)"
-	@echo "make tree    lay base + the series (patches/) into $(TREE), a commit"
+	@echo "make tree    lay base + the series ($(BASE_DIR)/patches/) into $(TREE), a commit"
 	@echo "            per patch (FORCE=1 discards edits and commits not exported)"
-	@echo "make export  write the commits of $(TREE) back into patches/"
+	@echo "make export  write the commits of $(TREE) back into $(BASE_DIR)/patches/"
 	@echo "make series  the series to send or carry, with a cover letter ($(B)/series)"
 	@echo "make series-check  every prefix of the series builds; checkpatch on each patch"
 	@echo "            (FROM=N: builds from the Nth prefix on)"
-	@echo "make checkpatch  checkpatch --strict on each patch of patches/"
+	@echo "make checkpatch  checkpatch --strict on each patch of $(BASE_DIR)/patches/"
 	@echo "make clean   remove $(B)/"
+	@echo "BASE=6.12    with make tree, export, deb, deb-boot: Debian's 6.12 kernel"
+	@echo "            with upstream's profiling (bases/6.12; default BASE=6.1)"
 
 # What each kind of target installs: harness/deps.sh (and the README).
 # Programs unpacked rather than installed (busybox, promtool) go in TOOLS.
-TOOLS := $(B)/tools
+TOOLS := build/tools
 deps: $(B)/.deps
 
-$(B)/.deps: base.pin harness/deps.sh harness/arch.sh
+$(B)/.deps: $(BASE_DIR)/pin harness/deps.sh harness/arch.sh
 	harness/deps.sh build $(TOOLS)
 	@mkdir -p $(B) && touch $@
 
@@ -223,13 +245,13 @@ check-deps:
 tree: deps
 	@$(PY) harness/series.py tree $(TARBALL) \
 		"$(BASE_PACKAGE) $$(dpkg-query -W -f='$${Version}' $(BASE_PACKAGE))" \
-		. $(TREE) $(if $(FORCE),--force)
+		$(BASE_DIR) $(TREE) $(if $(FORCE),--force)
 
 export:
-	@$(PY) harness/series.py export . $(TREE)
+	@$(PY) harness/series.py export $(BASE_DIR) $(TREE)
 
 series: tree
-	@$(PY) harness/series.py format . $(TREE) $(B)/series
+	@$(PY) harness/series.py format $(BASE_DIR) $(TREE) $(B)/series
 
 # Each prefix built as KERNEL_series_prof and KERNEL_series_noprof, in a
 # worktree of $(TREE) of its own.
@@ -292,9 +314,15 @@ endif
 endif
 endif
 DEB_OUT := $(B)/deb-$(DEB_CONFIG)$(if $(filter-out amd64,$(DEB_ARCH)),-$(DEB_ARCH))
-deb: tree
+# The allocinfo package of every base is built from the 6.1 tree's tool.
+TOOL_TREE := build/linux
+deb: tree $(if $(filter-out 6.1,$(BASE)),tool-tree)
 	@harness/deps.sh deb $(TOOLS) $(DEB_ARCH)
-	@DEBARCH=$(DEB_ARCH) TOOLS_DIR=$(TOOLS) harness/deb.sh $(TREE) $(DEB_OUT) $(DEB_FLAVOUR_$(DEB_CONFIG))
+	@DEBARCH=$(DEB_ARCH) TOOLS_DIR=$(TOOLS) TOOL_TREE=$(TOOL_TREE) \
+		harness/deb.sh $(TREE) $(DEB_OUT) $(DEB_FLAVOUR_$(DEB_CONFIG))
+
+tool-tree:
+	@$(MAKE) --no-print-directory BASE=6.1 tree
 
 # make deb's packages booted in the busybox guest of their architecture:
 # the kernel, modules and allocinfo of the packages.
@@ -440,8 +468,8 @@ stress: check-deps kernel-$(STRESS_KERNEL)
 # which balloon drivers call): CHECKPATCH_ARGS leaves that check out.
 export CHECKPATCH_ARGS := --strict --no-tree --quiet --ignore CAMELCASE
 checkpatch: tree
-	@cd / && fail=0; for f in $$(cat $(CURDIR)/patches/series); do \
-		$(CURDIR)/$(TREE)/scripts/checkpatch.pl $(CHECKPATCH_ARGS) $(CURDIR)/patches/$$f || fail=1; \
+	@cd / && fail=0; for f in $$(sed 's/#.*//' $(CURDIR)/$(BASE_DIR)/patches/series); do \
+		$(CURDIR)/$(TREE)/scripts/checkpatch.pl $(CHECKPATCH_ARGS) $(CURDIR)/$(BASE_DIR)/patches/$$f || fail=1; \
 	done; exit $$fail
 
 clean:

@@ -1,9 +1,11 @@
 #!/bin/bash
 # The packages of packaging/: allocinfo (the tool, its man page, the
 # node_exporter textfile service and timer) and the meta-packages
-# linux-image-allocprof-FLAVOUR and linux-headers-allocprof-FLAVOUR, which
-# depend on the kernel packages of RELEASE at VERSION.
+# linux-image-allocprof-META_PREFIXFLAVOUR and
+# linux-headers-allocprof-META_PREFIXFLAVOUR (META_PREFIX from the base's
+# pin), which depend on the kernel packages of RELEASE at VERSION.
 #   allocprof-deb.sh TREE OUT FLAVOUR RELEASE VERSION
+# TREE: a tree of the 6.1 base, which has the tool (tools/vm/allocinfo.c).
 # Built by debhelper in OUT/allocprof, for DEBARCH (in the environment,
 # default amd64; another is cross-built: its build dependencies are the
 # cross compiler, not packages of that architecture, so they are not
@@ -11,8 +13,8 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/.." && pwd)
-# shellcheck source=../base.pin
-. "$here/../base.pin"
+# shellcheck source=../bases/6.1/pin
+. "$here/../${BASE_DIR:-bases/6.1}/pin"
 tree=$1 out=$2 flavour=$3 release=$4 version=$5
 arch=${DEBARCH:-amd64}
 cross=()
@@ -35,7 +37,8 @@ for unit in service timer; do
 	cp "$repo/packaging/allocinfo-textfile.$unit" \
 		"$src/debian/allocinfo.allocinfo-textfile.$unit"
 done
-sed -e "s/@FLAVOUR@/$flavour/g" -e "s/@RELEASE@/$release/g" \
+sed -e "s/@META@/$META_PREFIX$flavour/g" -e "s/@FLAVOUR@/$flavour/g" \
+	-e "s/@LINUX@/Linux${META_PREFIX:+ ${META_PREFIX%-}}/g" -e "s/@RELEASE@/$release/g" \
 	-e "s/@VERSION@/$version/g" -e "s/@ARCH@/$arch/g" \
 	-e "s/@MAINTAINER@/$DEBFULLNAME <$DEBEMAIL>/g" \
 	"$pkg/control.in" >"$src/debian/control"

@@ -8,8 +8,8 @@
 # and alloc_tag_bench.ko; Debian's packages stay in OUT/debs.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-# shellcheck source=../base.pin
-. "$here/../base.pin"
+# shellcheck source=../bases/6.1/pin
+. "$here/../${BASE_DIR:-bases/6.1}/pin"
 tree=$1 debout=$2 out=$3
 flavour=cloud-amd64
 release=$BASE_ABI-$flavour

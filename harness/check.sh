@@ -105,7 +105,7 @@ if [ -z "$boots_only" ]; then
 	/usr/bin/python3 "$here/docs.py" "$tree" build/docs "$out/docs.json"
 	echo "check: the series (make series) applied with git am to the base"
 	verdicts+=("$out/series.json")
-	if /usr/bin/python3 "$here/series.py" format . "$tree" build/series; then
+	if /usr/bin/python3 "$here/series.py" format "${BASE_DIR:-bases/6.1}" "$tree" build/series; then
 		/usr/bin/python3 "$here/series.py" verify "$tree" build/series "$out/series.json"
 	else
 		fail_step series "make series failed" "$out/series.json"

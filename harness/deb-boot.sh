@@ -1,7 +1,8 @@
 #!/bin/bash
 # Boot make deb's kernel package in the busybox guest of its architecture.
 #   deb-boot.sh TREE DEBDIR OUT
-# DEBARCH in the environment (arch.sh), as make deb built DEBDIR. The
+# DEBARCH in the environment (arch.sh), as make deb built DEBDIR; BASE_DIR
+# (default bases/6.1) the base it was built from. The
 # kernel, the modules the checks load (with the package's modules.dep)
 # and the allocinfo package's binary (with the architecture's C library,
 # from Debian's cross libc6 package) are taken from the packages, not the
@@ -63,7 +64,9 @@ cp -L "$loader" "$root/$interp"
 cp -L "$libdir/libc.so.6" "$root/lib/"
 
 install -m 0755 "$here/guest/deb-check" "$out/tests/deb/check"
-printf 'RELEASE=%s\nVERSION=%s\n' "$release" "$version" >"$out/tests/deb/expect"
+base=${BASE_DIR:-bases/6.1}
+printf 'RELEASE=%s\nVERSION=%s\nBASE=%s\n' "$release" "$version" "${base##*/}" \
+	>"$out/tests/deb/expect"
 echo deb:check >"$out/tests/run-list"
 INITRAMFS_ROOT=$root "$here/initramfs.sh" "$out/initramfs.cpio.gz" "$tree" "$out/tests"
 

@@ -18,14 +18,17 @@
 # environment; default: the count of the repository's commits), so that a
 # rebuild with a fix upgrades.
 #
+# TOOL_TREE (in the environment; default TREE): the tree of the 6.1 base,
+# whose tools/vm/allocinfo.c the allocinfo package is built from.
+#
 # Modules are signed with DEB_SIGNING_KEY (a PEM file with the private key
 # and its certificate), by default ~/.local/share/allocprof/signing_key.pem,
 # made once if it does not exist: keep it to sign DKMS modules.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/.." && pwd)
-# shellcheck source=../base.pin
-. "$here/../base.pin"
+# shellcheck source=../bases/6.1/pin
+. "$here/../${BASE_DIR:-bases/6.1}/pin"
 # shellcheck source=arch.sh
 . "$here/arch.sh"
 tree=$1 out=$2 flavour=$3
@@ -138,7 +141,7 @@ fi
 rm -f "$out"/linux-libc-dev_*.deb
 
 # allocinfo and the meta-packages.
-"$here/allocprof-deb.sh" "$tree" "$out" "$flavour" "$release" "$version"
+"$here/allocprof-deb.sh" "${TOOL_TREE:-$tree}" "$out" "$flavour" "$release" "$version"
 (cd "$out" && ls ./*.deb) | sed 's|^\./||' >"$out/packages"
 echo "$version" >"$out/version"
 echo "deb: done in $(( $(date +%s) - start ))s:"

@@ -13,8 +13,8 @@
 # table, and "N passed, N failed" last.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-# shellcheck source=../base.pin
-. "$here/../base.pin"
+# shellcheck source=../bases/6.1/pin
+. "$here/../${BASE_DIR:-bases/6.1}/pin"
 debdir=$1 tarball=$2 out=$3
 py=/usr/bin/python3
 

@@ -13,8 +13,8 @@
 # a summary line per suite, "N passed, N failed" last.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-# shellcheck source=../base.pin
-. "$here/../base.pin"
+# shellcheck source=../bases/6.1/pin
+. "$here/../${BASE_DIR:-bases/6.1}/pin"
 tree=$1 debdir=$2 tarball=$3 out=$4 suites=${5:-vm,stress,dkms}
 py=/usr/bin/python3
 lib=usr/local/lib/allocprof-suites

@@ -11,8 +11,8 @@
 # and writes OUT/results.md.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-# shellcheck source=../base.pin
-. "$here/../base.pin"
+# shellcheck source=../bases/6.1/pin
+. "$here/../${BASE_DIR:-bases/6.1}/pin"
 debdir=$1 tarball=$2 out=$3 boots=${4:-3}
 
 package() {

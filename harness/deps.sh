@@ -31,8 +31,8 @@
 # dpkg gets no foreign architecture.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-# shellcheck source=../base.pin
-. "$here/../base.pin"
+# shellcheck source=../bases/6.1/pin
+. "$here/../${BASE_DIR:-bases/6.1}/pin"
 role=$1 tools=$2
 shift 2
 
@@ -137,7 +137,7 @@ if [ -n "$want_base" ]; then
 		apt_get install --allow-downgrades --no-install-recommends \
 			"$BASE_PACKAGE=$BASE_VERSION" >/dev/null
 	else
-		echo "deps: WARNING: $BASE_PACKAGE $BASE_VERSION (pinned in base.pin) is no longer served" >&2
+		echo "deps: WARNING: $BASE_PACKAGE $BASE_VERSION (pinned in ${BASE_DIR:-bases/6.1}/pin) is no longer served" >&2
 		echo "deps: WARNING: falling back to the newest $BASE_PACKAGE; the series may not apply" >&2
 		apt_get install --no-install-recommends "$BASE_PACKAGE" >/dev/null
 		dpkg-query -W -f='deps: WARNING: using ${Package} ${Version}\n' "$BASE_PACKAGE" >&2

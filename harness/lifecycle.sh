@@ -24,8 +24,8 @@
 # the raised revision.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-# shellcheck source=../base.pin
-. "$here/../base.pin"
+# shellcheck source=../bases/6.1/pin
+. "$here/../${BASE_DIR:-bases/6.1}/pin"
 tree=$1 debdir=$2 tarball=$3 out=$4
 py=/usr/bin/python3
 firmware=/usr/share/ovmf/OVMF.fd

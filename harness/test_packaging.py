@@ -131,6 +131,32 @@ class Packages(unittest.TestCase):
                          'linux-image-allocprof-cloud-amd64 (= %s)'
                          % (RELEASE, VERSIONS[0], VERSIONS[0]))
 
+    def test_meta_packages_of_the_6_12_base(self):
+        """Named as Debian's 6.12 meta-packages are, beside 6.1's: neither
+        upgrades to the other."""
+        out = os.path.join(workdir, '6.12')
+        os.makedirs(out)
+        release = '6.12.118+deb12-cloud-amd64-allocprof'
+        version = '6.12.118-1~deb12u1+allocprof7'
+        r = subprocess.run([os.path.join(HERE, 'allocprof-deb.sh'), TREE, out,
+                            'cloud-amd64', release, version],
+                           capture_output=True, text=True,
+                           env=dict(os.environ, BASE_DIR='bases/6.12'))
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertEqual(sorted(f for f in os.listdir(out)
+                                if f.endswith('.deb')),
+                         ['%s_%s_%s.deb' % (p, version, ARCH) for p in
+                          ('allocinfo',
+                           'linux-headers-allocprof-6.12-cloud-amd64',
+                           'linux-image-allocprof-6.12-cloud-amd64')])
+        image = os.path.join(out, 'linux-image-allocprof-6.12-cloud-amd64'
+                             '_%s_%s.deb' % (version, ARCH))
+        self.assertEqual(field(image, 'Depends'),
+                         'linux-image-%s (= %s)' % (release, version))
+        self.assertEqual(field(image, 'Description').splitlines()[0],
+                         'Linux 6.12 for cloud-amd64 with memory allocation '
+                         'profiling (meta-package)')
+
     def test_man_page_has_every_option(self):
         tool = os.path.join(workdir, 'allocinfo')
         subprocess.run(['gcc', '-O2', '-o', tool,
