@@ -9,7 +9,7 @@ ifneq ($(origin BASE),command line)
 BASE := 6.1
 endif
 BASES := $(notdir $(wildcard bases/*))
-ifeq ($(filter $(BASE),$(BASES)),)
+ifneq ($(words $(BASE))$(filter $(BASE),$(BASES)),1$(BASE))
 $(error BASE=$(BASE): no such base (bases/: $(BASES)))
 endif
 BASE_612_TARGETS := tree export deb deb-boot tool-tree help all clean

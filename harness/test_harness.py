@@ -1305,6 +1305,49 @@ class CompilerWrapper(unittest.TestCase):
             self.assertEqual(1, self.hits())
 
 
+class Bases(unittest.TestCase):
+    """BASE= on make's command line chooses the base; a bad one is refused
+    before anything is made."""
+
+    def make(self, *args, env=None):
+        r = subprocess.run(['make', '-s', '-C', os.path.join(HERE, '..')]
+                           + list(args), capture_output=True, text=True,
+                           env=dict(os.environ, **(env or {})))
+        return r.returncode, r.stdout, r.stderr
+
+    def build_dir(self, *args, env=None):
+        rc, out, err = self.make('help', *args, env=env)
+        self.assertEqual(rc, 0, err)
+        return [line for line in out.splitlines()
+                if line.startswith('make clean')]
+
+    def test_default_and_6_12(self):
+        self.assertEqual(self.build_dir(), ['make clean   remove build/'])
+        self.assertEqual(self.build_dir('BASE=6.12'),
+                         ['make clean   remove build/6.12/'])
+
+    def test_the_last_on_the_command_line(self):
+        self.assertEqual(self.build_dir('BASE=6.12', 'BASE=6.1'),
+                         ['make clean   remove build/'])
+
+    def test_environment_ignored(self):
+        self.assertEqual(self.build_dir(env={'BASE': '6.12'}),
+                         ['make clean   remove build/'])
+
+    def test_unknown_or_empty(self):
+        for base in ('7', '', '6.1 6.12', '../6.1'):
+            rc, _, err = self.make('help', 'BASE=' + base)
+            self.assertEqual(rc, 2, base)
+            self.assertIn('BASE=%s: no such base (bases/: 6.1 6.12)'
+                          % base, err)
+
+    def test_target_the_base_lacks(self):
+        rc, _, err = self.make('deb', 'check', 'arches', 'BASE=6.12')
+        self.assertEqual(rc, 2)
+        self.assertIn('make check arches is for BASE=6.1 only; BASE=6.12 '
+                      'has: tree export deb deb-boot', err)
+
+
 class Machines(unittest.TestCase):
     """Each Debian architecture's QEMU command: console, results channel."""
 
