@@ -94,14 +94,20 @@ fi
 echo "CONFIG_MODULE_SIG_KEY=\"$key\"" >"$out/signing.config"
 frags=("$repo/configs/profiling.config" "$repo/configs/deb.config" "$out/signing.config")
 
-# Debian builds with gcc-12 (its CONFIG_CC_VERSION_TEXT says so): the same
-# compiler under the same name leaves that option as Debian has it (a
-# cross compiler's name differs). KERNELRELEASE given, as Debian's own
+# Debian builds with gcc-12, under the name its CONFIG_CC_VERSION_TEXT
+# gives (gcc-12 for 6.1, x86_64-linux-gnu-gcc-12 for 6.12): the same
+# compiler under the same name leaves that option as Debian has it. A
+# cross compiler's name differs. KERNELRELEASE given, as Debian's own
 # build gives it.
+cc=$(xzcat "$debconfig" | sed -n 's/^CONFIG_CC_VERSION_TEXT="\([^ ]*\) .*/\1/p')
+if [ "${cc%gcc-12}" = "$cc" ] || ! command -v "$cc" >/dev/null ||
+	{ [ -n "$KCROSS" ] && [ "$cc" != "${KCROSS}gcc-12" ]; }; then
+	cc=${KCROSS}gcc-12
+fi
 # ccache's depend mode: as in build-kernel.sh.
 kmake() {
 	CCACHE_DEPEND=1 make -C "$tree" O="$obj" ARCH="$KARCH" CROSS_COMPILE="$KCROSS" \
-		CC="$here/kcc ${KCROSS}gcc-12" KERNELRELEASE="$release" \
+		CC="$here/kcc $cc" KERNELRELEASE="$release" \
 		-j"$(nproc)" "$@"
 }
 
@@ -109,6 +115,7 @@ kmake() {
 # file changed.
 inputs=$( {
 	cat "$debconfig" "${frags[@]}"
+	echo "$cc"
 	git -C "$tree" ls-files -s -- '*Kconfig*'
 	git -C "$tree" diff -- '*Kconfig*'
 } | sha1sum | cut -d' ' -f1)
