@@ -36,14 +36,16 @@ built = {}  # version: the directory with its packages
 workdir = None
 
 
-def build(version):
-    """allocprof-deb.sh for VERSION, once; returns the output directory."""
+def build(version, release=RELEASE, base='bases/6.1'):
+    """allocprof-deb.sh for VERSION of BASE, once; returns the output
+    directory."""
     if version not in built:
         out = os.path.join(workdir, version)
         os.makedirs(out)
         r = subprocess.run([os.path.join(HERE, 'allocprof-deb.sh'), TREE, out,
-                            'cloud-amd64', RELEASE, version],
-                           capture_output=True, text=True)
+                            'cloud-amd64', release, version],
+                           capture_output=True, text=True,
+                           env=dict(os.environ, BASE_DIR=base))
         if r.returncode:
             raise AssertionError('allocprof-deb.sh: ' + r.stdout + r.stderr)
         built[version] = out
@@ -134,15 +136,9 @@ class Packages(unittest.TestCase):
     def test_meta_packages_of_the_6_12_base(self):
         """Named as Debian's 6.12 meta-packages are, beside 6.1's: neither
         upgrades to the other."""
-        out = os.path.join(workdir, '6.12')
-        os.makedirs(out)
         release = '6.12.118+deb12-cloud-amd64-allocprof'
         version = '6.12.118-1~deb12u1+allocprof7'
-        r = subprocess.run([os.path.join(HERE, 'allocprof-deb.sh'), TREE, out,
-                            'cloud-amd64', release, version],
-                           capture_output=True, text=True,
-                           env=dict(os.environ, BASE_DIR='bases/6.12'))
-        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        out = build(version, release, 'bases/6.12')
         self.assertEqual(sorted(f for f in os.listdir(out)
                                 if f.endswith('.deb')),
                          ['%s_%s_%s.deb' % (p, version, ARCH) for p in
