@@ -98,7 +98,8 @@ frags=("$repo/configs/profiling.config" "$repo/configs/deb.config" "$out/signing
 # gives (gcc-12 for 6.1, x86_64-linux-gnu-gcc-12 for 6.12): the same
 # compiler under the same name leaves that option as Debian has it. A
 # cross compiler's name differs. KERNELRELEASE given, as Debian's own
-# build gives it.
+# build gives it. RUSTC=false: Debian builds without Rust, so the rustc
+# version fields stay 0 whatever rustc the host has.
 cc=$(xzcat "$debconfig" | sed -n 's/^CONFIG_CC_VERSION_TEXT="\([^ ]*\) .*/\1/p')
 if [ "${cc%gcc-12}" = "$cc" ] || ! command -v "$cc" >/dev/null ||
 	{ [ -n "$KCROSS" ] && [ "$cc" != "${KCROSS}gcc-12" ]; }; then
@@ -107,7 +108,7 @@ fi
 # ccache's depend mode: as in build-kernel.sh.
 kmake() {
 	CCACHE_DEPEND=1 make -C "$tree" O="$obj" ARCH="$KARCH" CROSS_COMPILE="$KCROSS" \
-		CC="$here/kcc $cc" KERNELRELEASE="$release" \
+		CC="$here/kcc $cc" RUSTC=false KERNELRELEASE="$release" \
 		-j"$(nproc)" "$@"
 }
 
