@@ -12,10 +12,16 @@ BASES := $(notdir $(wildcard bases/*))
 ifneq ($(words $(BASE))$(filter $(BASE),$(BASES)),1$(BASE))
 $(error BASE=$(BASE): no such base (bases/: $(BASES)))
 endif
-BASE_612_TARGETS := tree export deb deb-boot tool-tree help all clean
+BASE_612_TARGETS := tree export deb deb-boot repo debian-run lifecycle bench \
+		    tool-tree help all clean
 ifeq ($(BASE),6.12)
 ifneq ($(filter-out $(BASE_612_TARGETS),$(or $(MAKECMDGOALS),all)),)
-$(error make $(filter-out $(BASE_612_TARGETS),$(MAKECMDGOALS)) is for BASE=6.1 only; BASE=6.12 has: $(filter-out tool-tree help all clean,$(BASE_612_TARGETS)))
+$(error make $(filter-out $(BASE_612_TARGETS),$(MAKECMDGOALS)) is for BASE=6.1 only; BASE=6.12 has: $(filter-out tool-tree help all clean,$(BASE_612_TARGETS)) DEBIAN=1)
+endif
+ifneq ($(filter bench,$(MAKECMDGOALS)),)
+ifeq ($(DEBIAN),)
+$(error make bench BASE=6.12 is make bench DEBIAN=1 BASE=6.12: Debian's own 6.12 kernel against make deb's)
+endif
 endif
 endif
 export BASE_DIR := bases/$(BASE)
@@ -337,20 +343,24 @@ repo: deb
 	@harness/deps.sh repo $(TOOLS)
 	@harness/repo.sh $(DEB_OUT) $(REPO_DIR)
 
+# Debian 12's root file systems, made once from the archive, serve every
+# base.
+DEBIAN_ROOTS := build/debian
+
 # make deb's kernel installed with dpkg on a Debian 12 root file system
-# (made once from the archive, kept in $(B)/debian/) and booted with
-# systemd: the administrator's checks, profiling on and off.
+# and booted with systemd: the administrator's checks, profiling on and
+# off.
 debian-run: deb
 	@harness/deps.sh debian $(TOOLS)
-	@harness/debian-root.sh $(B)/debian/root.tar
-	@harness/debian-run.sh $(DEB_OUT) $(B)/debian/root.tar $(B)/debian-run-$(DEB_CONFIG)
+	@harness/debian-root.sh $(DEBIAN_ROOTS)/root.tar
+	@harness/debian-run.sh $(DEB_OUT) $(DEBIAN_ROOTS)/root.tar $(B)/debian-run-$(DEB_CONFIG)
 
 # Suites written elsewhere (SUITES, default vm,stress,dkms: the tree's mm
 # selftests, stress-ng, DKMS modules of the archive) on Debian 12 booted
 # with make deb's kernel, then on Debian's own kernel of the base in the
 # same root; allocinfo --check after each.
 SUITES ?= vm,stress,dkms
-SUITES_ROOT := $(B)/debian/suites-root.tar
+SUITES_ROOT := $(DEBIAN_ROOTS)/suites-root.tar
 SUITES_PACKAGES := libelf1,libssl3,dkms,rapiddisk-dkms,dm-writeboost-dkms,iptables-netflow-dkms,iptables,dmsetup,iputils-ping,stress-ng,sudo
 suites: deb
 	@harness/deps.sh debian $(TOOLS)
@@ -361,7 +371,7 @@ suites: deb
 # module's build) on Debian 12 booted with Debian's own kernel of the base
 # and with make deb's (on, booted off, ",compressed" asked), WORKLOADS_BOOTS
 # times each under -icount: their instructions, in $(B)/workloads/results.md.
-WORKLOADS_ROOT := $(B)/debian/workloads-root.tar
+WORKLOADS_ROOT := $(DEBIAN_ROOTS)/workloads-root.tar
 WORKLOADS_PACKAGES := rt-tests,linux-perf,stress-ng,dkms,rapiddisk-dkms
 WORKLOADS_BOOTS ?= 3
 workloads: deb
@@ -372,12 +382,13 @@ workloads: deb
 # The operator's lifecycle on Debian 12 booted through GRUB under UEFI:
 # install from make repo's kind of repository, use, apt upgrade to a
 # rebuild (DEB_OUT is left with the raised revision), lockdown, remove.
-LIFECYCLE_ROOT := $(B)/debian/lifecycle-root.tar
+LIFECYCLE_ROOT := $(DEBIAN_ROOTS)/lifecycle-root.tar
 LIFECYCLE_PACKAGES := grub-efi-amd64-bin,grub2-common,prometheus-node-exporter,curl
 lifecycle: deb
 	@harness/deps.sh lifecycle $(TOOLS)
 	@harness/debian-root.sh $(LIFECYCLE_ROOT) $(LIFECYCLE_PACKAGES)
-	@harness/lifecycle.sh $(TREE) $(DEB_OUT) $(LIFECYCLE_ROOT) $(B)/lifecycle-$(DEB_CONFIG)
+	@TOOL_TREE=$(TOOL_TREE) harness/lifecycle.sh $(TREE) $(DEB_OUT) $(LIFECYCLE_ROOT) \
+		$(B)/lifecycle-$(DEB_CONFIG)
 
 # The overhead table: kernels without and with profiling, one guest per
 # configuration and round. BENCH_ARGS passes --rounds, --repeat, --ms.
@@ -393,10 +404,11 @@ ifneq ($(DEBIAN),)
 # always with -icount.
 BENCH_DEBIAN := $(B)/bench-debian
 bench: deb check-deps
-	@harness/bench-debian.sh $(TREE) $(DEB_OUT) $(BENCH_DEBIAN)
-	@BENCH_COMMAND="make bench DEBIAN=1$(if $(BENCH_ARGS), BENCH_ARGS='$(BENCH_ARGS)')" \
-		$(PY) harness/bench.py --tree $(TREE) --debian $(BENCH_DEBIAN)/debian \
+	@TOOL_TREE=$(TOOL_TREE) harness/bench-debian.sh $(TREE) $(DEB_OUT) $(BENCH_DEBIAN)
+	@BENCH_COMMAND="make bench DEBIAN=1$(if $(filter-out 6.1,$(BASE)), BASE=$(BASE))$(if $(BENCH_ARGS), BENCH_ARGS='$(BENCH_ARGS)')" \
+		$(PY) harness/bench.py --tree $(TOOL_TREE) --debian $(BENCH_DEBIAN)/debian \
 		--ours $(BENCH_DEBIAN)/ours --out $(BENCH_DEBIAN) --icount --rounds 2 \
+		$(if $(filter 6.12,$(BASE)),--upstream) \
 		$(BENCH_ARGS)
 else
 bench: check-deps kernel-benchbase kernel-benchprof kernel-benchoff kernel-benchtotal \

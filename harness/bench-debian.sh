@@ -5,7 +5,9 @@
 # unpacked, not installed) and make deb's.
 #   bench-debian.sh TREE DEB_OUT OUT
 # Leaves OUT/debian and OUT/ours, each with vmlinuz, System.map, config
-# and alloc_tag_bench.ko; Debian's packages stay in OUT/debs.
+# and alloc_tag_bench.ko; Debian's packages stay in OUT/debs. The
+# module's source is the 6.1 tree's (TOOL_TREE in the environment, default
+# TREE), on every base.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../bases/6.1/pin
@@ -37,7 +39,7 @@ lay_out() {
 	cp "$root/boot/vmlinuz-$rel" "$out/$kind/vmlinuz"
 	cp "$root/boot/System.map-$rel" "$out/$kind/System.map"
 	cp "$root/boot/config-$rel" "$out/$kind/config"
-	cp "$tree/lib/alloc_tag_bench.c" "$out/mod-$kind/"
+	cp "${TOOL_TREE:-$tree}/lib/alloc_tag_bench.c" "$out/mod-$kind/"
 	echo 'obj-m := alloc_tag_bench.o' >"$out/mod-$kind/Kbuild"
 	make -s -C "$hdr" M="$out/mod-$kind" modules >"$out/mod-$kind/build.log" 2>&1 ||
 		{ cat "$out/mod-$kind/build.log" >&2; exit 1; }

@@ -154,6 +154,12 @@ DEBIAN_CONFIGS = [
      'account=1', 'enabled'),
 ]
 DEBIAN_CONFIGS += family_configs(('d11', 'd12'), 'ours', 'ours')
+# --upstream: make deb's packages carry upstream's profiling (BASE=6.12),
+# which has no `,compressed`, no `,pointers` and no families.
+UPSTREAM_DEBIAN_CONFIGS = [
+    (c[0], c[1].replace('ours', 'upstream\'s'), *c[2:])
+    for c in DEBIAN_CONFIGS if c[0] in ('d1', 'd2', 'd3', 'd4', 'd7', 'd8',
+                                        'd9', 'd10')]
 DEBIAN_BASELINE = {'d7': 'd7', 'd8': 'd7', 'd9': 'd9', 'd10': 'd9'}
 # Added instructions per allocation and free allowed on Debian's kernel,
 # profiling on; booted off, at most +1% on every path.
@@ -274,20 +280,21 @@ def kmalloc_size(size):
     return pages * PAGE_SIZE
 
 
-def slab_tag_bytes(sec, header):
+def slab_tag_bytes(sec, header, per_object=2):
     """What profiling gives every slab in /proc/slabinfo: a kmalloc of
     HEADER bytes (the address of the slab's first object, and memory
     cgroups' vector pointer with CONFIG_MEMCG_KMEM: 8 or 16) and a 16-bit
     call site index per object. Memory cgroups' own
     vectors (a pointer per charged slab's object) are not counted: a
-    kernel without profiling has them too."""
+    kernel without profiling has them too. Upstream's: no header and
+    PER_OBJECT 16 (a tag pointer beside memory cgroups' pointer)."""
     total = 0
     for line in sec.get('slabinfo', []):
         f = line.split()
         if len(f) < 15 or f[0].startswith('#') or f[0] == 'slabinfo':
             continue
         objperslab, num_slabs = int(f[4]), int(f[14])
-        total += num_slabs * kmalloc_size(header + 2 * objperslab)
+        total += num_slabs * kmalloc_size(header + per_object * objperslab)
     return total
 
 
@@ -571,13 +578,21 @@ def debian_tables(args, configs, samples, facts, kernels):
              sym['__stop_alloc_tags'] - sym['__start_alloc_tags']),
             ('counters: %d x 16 B per-cpu, %d possible CPUs' % (tags, cpus),
              tags * 16 * cpus)]
-    for label in ('d2', 'd3', 'd6'):
+    for label in [l for l in ('d2', 'd3', 'd6') if l in facts]:
         ext = facts[label]['page_ext'] - facts['d1']['page_ext']
         rows.append(('page_ext of (%s) (boot log), %.1f B a page' % (
             label, ext / pages), ext))
-    rows += [('slab tags: 2 B per object and 16 B per slab, every slab at '
-              'boot (`/proc/slabinfo` of (d2), kmalloc size classes)',
-              slab_tag_bytes(ours, 16)),
+    if args.upstream:
+        slab_row = ('slab vectors: 16 B per object (a tag pointer beside '
+                    'memory cgroups\' pointer, which a charged slab has '
+                    'without profiling too), every slab at boot '
+                    '(`/proc/slabinfo` of (d2), kmalloc size classes)',
+                    slab_tag_bytes(ours, 0, 16))
+    else:
+        slab_row = ('slab tags: 2 B per object and 16 B per slab, every slab '
+                    'at boot (`/proc/slabinfo` of (d2), kmalloc size classes)',
+                    slab_tag_bytes(ours, 16))
+    rows += [slab_row,
              ('`Slab:` after boot, (d2) - (d1)',
               mem_ours['Slab'] - mem_deb['Slab']),
              ('memory in use after boot (RAM - `MemFree`), (d2) - (d1)',
@@ -612,6 +627,8 @@ def main():
                     'CONFIG_MEM_ALLOC_PROFILING_TOTAL_CALLS')
     ap.add_argument('--debian', help='Debian\'s kernel (bench-debian.sh)')
     ap.add_argument('--ours', help='make deb\'s kernel (bench-debian.sh)')
+    ap.add_argument('--upstream', action='store_true',
+                    help='--ours has upstream\'s profiling (BASE=6.12)')
     ap.add_argument('--up-base', help='upstream kernel without profiling')
     ap.add_argument('--up-prof', help='upstream kernel, on by default')
     ap.add_argument('--up-off', help='upstream kernel, off by default')
@@ -637,6 +654,8 @@ def main():
         ap.error('either --base, --prof and --off or --debian and --ours')
     if debian and any(upstream):
         ap.error('--debian does not take upstream\'s kernels')
+    if args.upstream and not debian:
+        ap.error('--upstream goes with --debian and --ours')
     if debian and (args.total or args.numa or args.node):
         ap.error('--total, --numa and --node are for the tinyconfig kernels')
     if bool(args.numa) != bool(args.node):
@@ -646,7 +665,7 @@ def main():
     configs = CONFIGS
     if debian:
         kernels = {'debian': args.debian, 'ours': args.ours}
-        configs = DEBIAN_CONFIGS
+        configs = UPSTREAM_DEBIAN_CONFIGS if args.upstream else DEBIAN_CONFIGS
     if all(upstream):
         kernels.update(upbase=args.up_base, upprof=args.up_prof,
                        upoff=args.up_off)

@@ -3,9 +3,13 @@
 default.target, on Debian's own kernel and on ours, as allocprof-check's
 `memory` check recorded it in each boot's results channel.
 
-  debian-memory.py RAM_MIB DEBIAN_RESULTS OURS_ON_RESULTS OURS_OFF_RESULTS
+  debian-memory.py [--upstream] RAM_MIB DEBIAN_RESULTS OURS_ON_RESULTS \
+      OURS_OFF_RESULTS
 
-RAM_MIB: the guests' memory.
+RAM_MIB: the guests' memory. --upstream: the packages carry upstream's
+profiling (BASE=6.12): page tags are pointers, slab tags 16 B per object
+(a tag pointer beside memory cgroups' pointer) with no header; the
+targets are ours, printed for the comparison.
 Prints the table and the distribution-kernel targets met or missed:
 page tags 2 bytes a page, everything profiling adds at most 0.1% of RAM,
 the slab tags (their indices and headers) at most 1% of `Slab:`. What
@@ -30,7 +34,7 @@ PAGE = 4096
 SLAB_EXT_HEADER = 16
 
 
-def facts(path):
+def facts(path, upstream=False):
     """{name: bytes or count} of one boot's `memory` check."""
     out = {}
     slabinfo = []
@@ -53,12 +57,15 @@ def facts(path):
         else:
             out['sites'] = int(m.group(7))
     # Recorded while profiling is on, which gives every slab a vector.
-    out['vectors'] = bench.slab_tag_bytes({'slabinfo': slabinfo},
-                                          SLAB_EXT_HEADER)
+    if upstream:
+        out['vectors'] = bench.slab_tag_bytes({'slabinfo': slabinfo}, 0, 16)
+    else:
+        out['vectors'] = bench.slab_tag_bytes({'slabinfo': slabinfo},
+                                              SLAB_EXT_HEADER)
     return out
 
 
-def table(ram, deb, on, off):
+def table(ram, deb, on, off, upstream=False):
     """The table's lines, then the targets'."""
     boots = (deb, on, off)
     if any('MemTotal' not in b for b in boots):
@@ -68,14 +75,19 @@ def table(ram, deb, on, off):
     for key in ('Slab', 'SUnreclaim', 'Percpu'):
         rows.append(('`%s:`' % key, [b.get(key, 0) for b in boots]))
     rows.append(('page_ext', [b.get('page_ext', 0) for b in boots]))
-    rows.append(('slab tags (2 B per object, %d B per slab, every slab '
-                 'in `/proc/slabinfo`)' % SLAB_EXT_HEADER,
-                 [b.get('vectors', 0) for b in boots]))
+    if upstream:
+        what = ('slab vectors (16 B per object: a tag pointer beside memory '
+                'cgroups\' pointer; every slab in `/proc/slabinfo`)')
+    else:
+        what = ('slab tags (2 B per object, %d B per slab, every slab in '
+                '`/proc/slabinfo`)' % SLAB_EXT_HEADER)
+    rows.append((what, [b.get('vectors', 0) for b in boots]))
     rows.append(('the tags (`alloc_tags` section)',
                  [b.get('tags', 0) for b in boots]))
-    out = ['debian-run: memory once booted (kB; ours: and the difference '
-           'from Debian\'s kernel):', '',
-           '| | Debian\'s kernel | ours, on | ours, booted off |',
+    ours = 'upstream\'s' if upstream else 'ours'
+    out = ['debian-run: memory once booted (kB; %s: and the difference '
+           'from Debian\'s kernel):' % ours, '',
+           '| | Debian\'s kernel | %s, on | %s, booted off |' % (ours, ours),
            '|---|---|---|---|']
     for what, (d, o, f) in rows:
         out.append('| %s | %d | %d (%+d) | %d (%+d) |' % (
@@ -87,7 +99,8 @@ def table(ram, deb, on, off):
              on.get('tags', 0) + counters)
     tag_bytes = on.get('page_ext', 0) / pages
     vec_share = on.get('vectors', 0) / on['Slab'] * 100
-    out += ['', 'Targets:',
+    out += ['', 'Our targets%s:' % (', against upstream\'s profiling'
+                                    if upstream else ''),
             '- page tags: %.2f B a page of RAM, target 2: %s' % (
                 tag_bytes, 'met' if tag_bytes <= 2 else 'MISSED'),
             '- all profiling adds (page_ext, slab tags, tags, `Percpu:` on - '
@@ -100,11 +113,15 @@ def table(ram, deb, on, off):
 
 
 def main():
-    if len(sys.argv) != 5:
+    args = sys.argv[1:]
+    upstream = args[:1] == ['--upstream']
+    args = args[upstream:]
+    if len(args) != 4:
         print(__doc__.strip(), file=sys.stderr)
         return 2
-    ram = int(sys.argv[1]) << 20
-    print('\n'.join(table(ram, *map(facts, sys.argv[2:]))))
+    ram = int(args[0]) << 20
+    boots = [facts(a, upstream) for a in args[1:]]
+    print('\n'.join(table(ram, *boots, upstream=upstream)))
     return 0
 
 

@@ -61,7 +61,10 @@ for rel in "$release" "$debian_release"; do
 done
 
 # The checks.
-install -m 0755 "$here/debian/allocprof-check" "$root/usr/local/sbin/"
+base=${BASE_DIR:-bases/6.1}
+sed "s/@BASE@/${base##*/}/" "$here/debian/allocprof-check" \
+	>"$root/usr/local/sbin/allocprof-check"
+chmod 0755 "$root/usr/local/sbin/allocprof-check"
 install -m 0644 "$here/debian/allocprof-check.service" "$root/etc/systemd/system/"
 ln -s /etc/systemd/system/allocprof-check.service \
 	"$root/etc/systemd/system/multi-user.target.wants/"
@@ -90,6 +93,7 @@ for boot in on off kernel; do
 	printf '  %-16s %s\n' "debian-$boot" "$(sed -n \
 		's/^# systemd-analyze: Startup finished in //p' "$out/$boot/results.txt" 2>/dev/null)"
 done
-"$py" "$here/debian-memory.py" "$ram_mib" "$out/kernel/results.txt" \
+"$py" "$here/debian-memory.py" $([ "${base##*/}" = 6.12 ] && echo --upstream) \
+	"$ram_mib" "$out/kernel/results.txt" \
 	"$out/on/results.txt" "$out/off/results.txt" || true
 "$py" "$here/ktest.py" summary "${verdicts[@]}"

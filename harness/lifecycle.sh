@@ -29,7 +29,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 tree=$1 debdir=$2 tarball=$3 out=$4
 py=/usr/bin/python3
 firmware=/usr/share/ovmf/OVMF.fd
-flavour=$(sed -n 's/^Package: linux-image-allocprof-//p' "$debdir"/allocprof/debian/control)
+# The meta-package's name: the base's META_PREFIX, then the flavour.
+meta=$(sed -n 's/^Package: linux-image-allocprof-//p' "$debdir"/allocprof/debian/control)
+flavour=${meta#"$META_PREFIX"}
 version1=$(cat "$debdir/version")
 revision1=${version1##*+allocprof}
 revision2=$((revision1 + 1))
@@ -95,8 +97,12 @@ mv "$root/tmp/BOOTX64.EFI" "$out/"
 rm "$root/tmp/embedded.cfg" "$root/tmp/$debian_image"_*.deb
 
 # The checks, run at each boot.
-install -m 0755 "$here/debian/allocprof-check" "$root/usr/local/sbin/"
-sed -e "s/@FLAVOUR@/$flavour/" -e "s/@BASE_ABI@/$BASE_ABI/" \
+base=${BASE_DIR:-bases/6.1}
+sed "s/@BASE@/${base##*/}/" "$here/debian/allocprof-check" \
+	>"$root/usr/local/sbin/allocprof-check"
+chmod 0755 "$root/usr/local/sbin/allocprof-check"
+sed -e "s/@FLAVOUR@/$flavour/" -e "s/@META@/$meta/" -e "s/@BASE@/${base##*/}/" \
+	-e "s/@BASE_ABI@/$BASE_ABI/" \
 	-e "s/@VERSION1@/$version1/" -e "s/@VERSION2@/$version2/" \
 	"$here/debian/allocprof-lifecycle" >"$root/usr/local/sbin/allocprof-lifecycle"
 chmod 0755 "$root/usr/local/sbin/allocprof-lifecycle"

@@ -657,8 +657,8 @@ class BenchDebian(unittest.TestCase):
     """make bench DEBIAN=1's tables: against Debian's kernel, the memory
     cgroup rows against Debian's kernel in a memory cgroup."""
 
-    def test_targets_and_memory(self):
-        configs = bench.DEBIAN_CONFIGS
+    def tables(self, configs, upstream=False):
+        """debian_tables of made-up samples: (out, out with two missed)."""
         # Debian's kernel costs 1000 per test, 2000 in a memory cgroup;
         # ours adds 40 on, 5 (0.5%) booted off, 80 on vmalloc.
         samples, facts = {}, {}
@@ -688,13 +688,17 @@ class BenchDebian(unittest.TestCase):
                 f.write('ffffffff82000000 D __start_alloc_tags\n'
                         'ffffffff82019c28 D __stop_alloc_tags\n')
             args = argparse.Namespace(icount=True, memory='1G', rounds=2,
-                                      repeat=3)
+                                      repeat=3, upstream=upstream)
             out = bench.debian_tables(args, configs, samples, facts,
                                       {'ours': d})
             samples['d3']['kmalloc'] = [1011, 1011]
             samples['d2']['order2'] = [1071, 1071]
             missed = bench.debian_tables(args, configs, samples, facts,
                                          {'ours': d})
+        return out, missed
+
+    def test_targets_and_memory(self):
+        out, missed = self.tables(bench.DEBIAN_CONFIGS)
         rows = {l.split(' ', 2)[1]: l for l in out if l.startswith('| (')}
         self.assertEqual(len(rows), 12)
         for row in ('slab objects not profiled (d11): `Slab:` after boot, '
@@ -728,6 +732,26 @@ class BenchDebian(unittest.TestCase):
                       'MISSED', missed)
         self.assertIn('- (d2) on by default, order2: +71.0, target +70: '
                       'MISSED', missed)
+
+    def test_upstream(self):
+        """BASE=6.12: upstream's profiling has no ,compressed, ,pointers or
+        families; its slab vectors are 16 B per object, no header."""
+        out, _ = self.tables(bench.UPSTREAM_DEBIAN_CONFIGS, upstream=True)
+        rows = [l.split(' ', 2)[1] for l in out if l.startswith('| (')]
+        self.assertEqual(rows, ['(d1)', '(d2)', '(d3)', '(d4)', '(d7)',
+                                '(d8)', '(d9)', '(d10)'])
+        self.assertTrue([l for l in out if l.startswith(
+            '| (d2) upstream\'s, on by default | 1040.0 [1039.0-1041.0] '
+            '+40.0 (+4.0%) |')])
+        # 2 slabs of kmalloc-192 (21 objects): 336 B each, in kmalloc-512.
+        self.assertIn('| slab vectors: 16 B per object (a tag pointer beside '
+                      'memory cgroups\' pointer, which a charged slab has '
+                      'without profiling too), every slab at boot '
+                      '(`/proc/slabinfo` of (d2), kmalloc size classes) | '
+                      '1024 | 0.000% |', out)
+        self.assertFalse([l for l in out if '(d6)' in l or 'not profiled' in l])
+        self.assertIn('- (d2) on by default, kmalloc: +40.0, target +50: met',
+                      out)
 
 
 class InstructionProfile(unittest.TestCase):
@@ -804,10 +828,11 @@ class DebianMemory(unittest.TestCase):
         self.addCleanup(os.unlink, f.name)
         return f.name
 
-    def run_table(self, *boots):
+    def run_table(self, *boots, flags=()):
         return subprocess.run(
-            [sys.executable, os.path.join(HERE, 'debian-memory.py'), '2048']
-            + list(boots), capture_output=True, text=True, check=True).stdout
+            [sys.executable, os.path.join(HERE, 'debian-memory.py')] +
+            list(flags) + ['2048'] + list(boots), capture_output=True,
+            text=True, check=True).stdout
 
     def test_table_and_targets(self):
         out = self.run_table(self.boot(1000000, 30000),
@@ -834,6 +859,23 @@ class DebianMemory(unittest.TestCase):
         # 4096 + 375 + 128.9 kB
         self.assertIn('4599 kB, 0.219% of RAM, target 0.1%: MISSED', out)
         self.assertIn('- slab tags: 1.24% of `Slab:`, target 1%: MISSED',
+                      out)
+
+    def test_upstream(self):
+        """--upstream: 16 B a slab object, no header; page_ext of 16 B a
+        page measured against our targets."""
+        out = self.run_table(self.boot(1000000, 30000),
+                             self.boot(990000, 30200, 8388608, 200, 1100),
+                             self.boot(990500, 30100, 8388608, 0, 1100),
+                             flags=['--upstream'])
+        self.assertIn('| | Debian\'s kernel | upstream\'s, on | '
+                      'upstream\'s, booted off |', out)
+        # 200 slabs of 64 objects: 1024 B each.
+        self.assertIn('| slab vectors (16 B per object: a tag pointer beside '
+                      'memory cgroups\' pointer; every slab in '
+                      '`/proc/slabinfo`) | 0 | 200 (+200) | 0 (+0) |', out)
+        self.assertIn('Our targets, against upstream\'s profiling:', out)
+        self.assertIn('- page tags: 16.00 B a page of RAM, target 2: MISSED',
                       out)
 
     def test_missing_boot(self):
