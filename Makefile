@@ -334,7 +334,8 @@ tool-tree:
 # the kernel, modules and allocinfo of the packages.
 deb-boot: deb
 	@harness/deps.sh deb-boot $(TOOLS) $(DEB_ARCH)
-	@DEBARCH=$(DEB_ARCH) harness/deb-boot.sh $(TREE) $(DEB_OUT) $(DEB_OUT)-boot
+	@DEBARCH=$(DEB_ARCH) TOOL_TREE=$(TOOL_TREE) harness/deb-boot.sh $(TREE) $(DEB_OUT) \
+		$(DEB_OUT)-boot
 
 # A signed apt repository of make deb's packages (REPO_DIR), for a fleet:
 # each run adds the packages of the last make deb to it.

@@ -68,7 +68,9 @@ base=${BASE_DIR:-bases/6.1}
 printf 'RELEASE=%s\nVERSION=%s\nBASE=%s\n' "$release" "$version" "${base##*/}" \
 	>"$out/tests/deb/expect"
 echo deb:check >"$out/tests/run-list"
-INITRAMFS_ROOT=$root "$here/initramfs.sh" "$out/initramfs.cpio.gz" "$tree" "$out/tests"
+# The guest's own allocinfo: the 6.1 tree's (TOOL_TREE), on every base.
+INITRAMFS_ROOT=$root "$here/initramfs.sh" "$out/initramfs.cpio.gz" "${TOOL_TREE:-$tree}" \
+	"$out/tests"
 
 echo "deb-boot: booting $release ($image) on $DEBARCH"
 "$py" "$here/ktest.py" boot --name "deb-boot-$DEBARCH" --arch "$DEBARCH" \
