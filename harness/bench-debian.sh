@@ -20,7 +20,7 @@ out=$(cd "$out" && pwd)
 
 want=("linux-image-$release=$BASE_VERSION" "linux-headers-$release=$BASE_VERSION"
       "linux-headers-$BASE_ABI-common=$BASE_VERSION"
-      "linux-kbuild-${BASE_PACKAGE#linux-source-}=$BASE_VERSION")
+      "$KBUILD_PACKAGE=$BASE_VERSION")
 if ! ls "$out/debs/linux-image-${release}_${BASE_VERSION}_amd64.deb" >/dev/null 2>&1; then
 	echo "bench-debian: downloading ${want[*]} (not installed)"
 	# _apt cannot write here: download as the caller, without a sandbox.

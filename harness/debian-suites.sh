@@ -43,7 +43,7 @@ echo "debian-suites: downloading Debian's linux-image and linux-headers $debian_
 	"linux-image-$debian_release=$BASE_VERSION" \
 	"linux-headers-$debian_release=$BASE_VERSION" \
 	"linux-headers-$BASE_ABI-common=$BASE_VERSION" \
-	"linux-kbuild-${BASE_PACKAGE#linux-source-}=$BASE_VERSION" \
+	"$KBUILD_PACKAGE=$BASE_VERSION" \
 	"linux-compiler-gcc-12-x86=$BASE_VERSION" >/dev/null)
 cp "$debdir/$image" "$debdir/$headers" "$debdir/$tool" "$out"/debs/*.deb "$root/tmp/"
 
