@@ -862,11 +862,11 @@ class DebianMemory(unittest.TestCase):
                       out)
 
     def test_upstream(self):
-        """--upstream: 16 B a slab object, no header; page_ext of 16 B a
+        """--upstream: 16 B a slab object, no header; page_ext of 8 B a
         page measured against our targets."""
         out = self.run_table(self.boot(1000000, 30000),
-                             self.boot(990000, 30200, 8388608, 200, 1100),
-                             self.boot(990500, 30100, 8388608, 0, 1100),
+                             self.boot(994000, 30200, 4194304, 200, 1100),
+                             self.boot(994500, 30100, 4194304, 0, 1100),
                              flags=['--upstream'])
         self.assertIn('| | Debian\'s kernel | upstream\'s, on | '
                       'upstream\'s, booted off |', out)
@@ -875,7 +875,7 @@ class DebianMemory(unittest.TestCase):
                       'memory cgroups\' pointer; every slab in '
                       '`/proc/slabinfo`) | 0 | 200 (+200) | 0 (+0) |', out)
         self.assertIn('Our targets, against upstream\'s profiling:', out)
-        self.assertIn('- page tags: 16.00 B a page of RAM, target 2: MISSED',
+        self.assertIn('- page tags: 8.00 B a page of RAM, target 2: MISSED',
                       out)
 
     def test_missing_boot(self):
