@@ -41,6 +41,10 @@ GUEST_FRAGS    := configs/guest.config,configs/amd64.config
 TEST_FRAGS     := $(GUEST_FRAGS),configs/test.config
 KERNEL_test    := tinyconfig:$(TEST_FRAGS),configs/profiling.config,configs/profiling-test.config,configs/hugetlb-hmm.config,configs/lockdown.config,configs/vm-selftests.config
 KERNEL_nonprof := tinyconfig:$(TEST_FRAGS),configs/memcg.config
+# The 6.12 base's test kernel: upstream's profiling and the KUnit suite its
+# series carries, in build/6.12/.
+KERNEL_upstream := tinyconfig:$(GUEST_FRAGS),configs/profiling.config,bases/6.12/configs/test.config
+TREE_upstream  := build/6.12/linux
 # make series-check: each prefix of the series as the test kernel, and
 # the same without profiling.
 KERNEL_series_prof   := $(KERNEL_test)
@@ -78,11 +82,13 @@ KERNEL_benchnode  := $(KERNEL_benchnuma),configs/per-node.config
 CHECK_BOOTS       := test boot-never boot-off boot-compressed boot-pointers \
 		     boot-bogus boot-never-on boot-on-never boot-mixed boot-families oom \
 		     hugetlb-hmm lockdown offline fail-early fail-late debug hardening \
-		     debug-families debug-never debug-fail-late nonprof
+		     debug-families debug-never debug-fail-late upstream nonprof
 SHOW_MEM          := alloc_tag:show_mem_test
 BENCH             := alloc_tag:bench_test
 STRESS            := alloc_tag:stress_test
 BOOT_test         := test|alloc_tag:allocinfo_test,alloc_tag:module_test,$(SHOW_MEM),$(BENCH),$(STRESS),vm:vm-selftests|
+# Upstream's profiling (the 6.12 base): its KUnit suite alone.
+BOOT_upstream     := upstream||kunit.filter_glob=alloc_tag
 BOOT_nonprof      := nonprof|alloc_tag:noprof_test,alloc_tag:memcg_kmem_test,$(SHOW_MEM),$(BENCH)|
 # Page tags compressed (in page->flags), under the DEBUG checks.
 BOOT_debug        := debug|alloc_tag:allocinfo_test,alloc_tag:memcg_kmem_test,$(SHOW_MEM),$(BENCH),$(STRESS)|sysctl.vm.mem_profiling=1,compressed
@@ -195,9 +201,9 @@ ARCHES_BOOTS := $(foreach a,$(ARCHES),arch-$(a) nonprof-$(a)) \
 		$(foreach a,$(BOOT_PARAM_ARCHES),boot-off-$(a) boot-on-$(a) boot-compressed-$(a)) \
 		build-slab build-slob
 
-export $(filter KERNEL_% DEBARCH_%,$(.VARIABLES))
+export $(filter KERNEL_% DEBARCH_% TREE_%,$(.VARIABLES))
 
-.PHONY: all deps check-deps tree tool-tree export series series-check upstream-tree check arches treewide deb deb-boot repo debian-run suites workloads lifecycle checkpatch run shell bench iprofile stress clean help
+.PHONY: all deps check-deps tree tool-tree tree-6.12 export series series-check upstream-tree check arches treewide deb deb-boot repo debian-run suites workloads lifecycle checkpatch run shell bench iprofile stress clean help
 
 all: help
 
@@ -267,7 +273,7 @@ series-check: tree
 kernel-%: tree
 	@DEBARCH=$(DEBARCH_$*) harness/build-kernel.sh $(TREE) $(B)/kernel-$* $(KERNEL_$*)
 
-check: tree check-deps
+check: tree check-deps tree-6.12
 	@harness/check.sh $(TREE) $(foreach b,$(CHECK_BOOTS),"$(b)|$(BOOT_$(b))")
 
 run shell: kernel-run check-deps
@@ -329,6 +335,10 @@ deb: tree $(if $(filter-out 6.1,$(BASE)),tool-tree)
 
 tool-tree:
 	@$(MAKE) --no-print-directory BASE=6.1 tree
+
+# The 6.12 base's tree, for make check's kernel of it.
+tree-6.12:
+	@$(MAKE) --no-print-directory BASE=6.12 tree
 
 # make deb's packages booted in the busybox guest of their architecture:
 # the kernel, modules and allocinfo of the packages.

@@ -20,7 +20,10 @@ verdicts=()
 # Each boot: NAME|KERNEL|TESTS|APPEND. KERNEL_<KERNEL> in the environment is
 # that kernel's BASE_TARGET:FRAG,...; a kernel is built once per run.
 # DEBARCH_<KERNEL>, if set: a kernel of that Debian architecture (arch.sh),
-# cross-built and booted on its QEMU machine.
+# cross-built and booted on its QEMU machine. TREE_<KERNEL>, if set: a
+# kernel of another base's tree (build/BASE/linux), built in
+# build/BASE/kernel-<KERNEL>; its guest gets the allocinfo and kselftests
+# of TREE, the first argument.
 # TESTS "-": build the kernel only; the build is the one test.
 #
 # The kernels are built in the background, one after the other in the
@@ -32,6 +35,19 @@ verdicts=()
 # kernel's own headers: built once per architecture, with its first kernel,
 # in build/selftests-DEBARCH.
 mkdir -p "$out/kernels"
+# The tree and build directory of KERNEL.
+tree_of() {
+	local t=TREE_$1
+	echo "${!t:-$tree}"
+}
+kdir_of() {
+	local t=TREE_$1
+	if [ -n "${!t:-}" ]; then
+		echo "${!t%/linux}/kernel-$1"
+	else
+		echo "build/kernel-$1"
+	fi
+}
 declare -A selftests
 for boot in "$@"; do
 	IFS='|' read -r name kernel tests append <<<"$boot"
@@ -50,10 +66,11 @@ build_all() {
 			export DEBARCH=${!debarch:-amd64}
 			# shellcheck source=arch.sh
 			. "$here/arch.sh"
-			"$here/build-kernel.sh" "$tree" "build/kernel-$kernel" "${!spec}" &&
+			"$here/build-kernel.sh" "$(tree_of "$kernel")" "$(kdir_of "$kernel")" \
+				"${!spec}" &&
 				if [ -n "${selftests[$kernel]:-}" ] &&
 					[ -z "${tests_built[$DEBARCH]:-}" ]; then
-					"$here/selftests.sh" "$tree" "build/kernel-$kernel" \
+					"$here/selftests.sh" "$tree" "$(kdir_of "$kernel")" \
 						"build/selftests-$DEBARCH"
 				fi
 		) >"$out/kernels/$kernel.log" 2>&1 || state=failed
@@ -128,7 +145,7 @@ PY
 
 for boot in "$@"; do
 	IFS='|' read -r name kernel tests append <<<"$boot"
-	kdir=build/kernel-$kernel
+	kdir=$(kdir_of "$kernel")
 	verdict=$out/$name/verdict.json
 	verdicts+=("$verdict")
 	mkdir -p "$out/$name"
