@@ -37,16 +37,17 @@ dpkg-deb -x "$debdir/$tool" "$out/packages"
 root=$out/root
 
 # The modules the checks load (virtio's are built in on some
-# architectures), and what they depend on.
+# architectures), and what they depend on; compressed as the package has
+# them (6.12's are .ko.xz).
 mods=$out/packages/lib/modules/$release
 mkdir -p "$root/lib/modules/$release"
 cp "$mods"/modules.* "$root/lib/modules/$release/"
-grep -E '/(zram|virtio_mmio|virtio_console)\.ko:' "$mods/modules.dep" | tr -d : | tr ' ' '\n' |
+grep -E '/(zram|virtio_mmio|virtio_console)\.ko(\.xz)?:' "$mods/modules.dep" | tr -d : | tr ' ' '\n' |
 	while read -r ko; do
 		mkdir -p "$root/lib/modules/$release/${ko%/*}"
 		cp "$mods/$ko" "$root/lib/modules/$release/$ko"
 	done
-[ -n "$(find "$root/lib/modules/$release" -name zram.ko)" ] ||
+[ -n "$(find "$root/lib/modules/$release" -name 'zram.ko*')" ] ||
 	{ echo "deb-boot: $image has no zram.ko" >&2; exit 1; }
 
 # The packaged binary, its loader and C library (in /lib, a directory
