@@ -42,8 +42,9 @@ TEST_FRAGS     := $(GUEST_FRAGS),configs/test.config
 KERNEL_test    := tinyconfig:$(TEST_FRAGS),configs/profiling.config,configs/profiling-test.config,configs/hugetlb-hmm.config,configs/lockdown.config,configs/vm-selftests.config
 KERNEL_nonprof := tinyconfig:$(TEST_FRAGS),configs/memcg.config
 # The 6.12 base's test kernel: upstream's profiling and the KUnit suite its
-# series carries, in build/6.12/. Its boot (KUnit alone) is the shortest:
-# it is built last.
+# series carries, in build/6.12/. Built before the debug kernel, so that
+# the debug kernel's long boots share the cores with no more than the
+# nonprof kernel's build.
 KERNEL_upstream := tinyconfig:$(GUEST_FRAGS),configs/profiling.config,bases/6.12/configs/test.config
 TREE_upstream  := build/6.12/linux
 # make series-check: each prefix of the series as the test kernel, and
@@ -82,8 +83,8 @@ KERNEL_benchnode  := $(KERNEL_benchnuma),configs/per-node.config
 # in make arches.
 CHECK_BOOTS       := test boot-never boot-off boot-compressed boot-pointers \
 		     boot-bogus boot-never-on boot-on-never boot-mixed boot-families oom \
-		     hugetlb-hmm lockdown offline fail-early fail-late debug hardening \
-		     debug-families debug-never debug-fail-late nonprof upstream
+		     hugetlb-hmm lockdown offline fail-early fail-late upstream debug \
+		     hardening debug-families debug-never debug-fail-late nonprof
 SHOW_MEM          := alloc_tag:show_mem_test
 BENCH             := alloc_tag:bench_test
 STRESS            := alloc_tag:stress_test
