@@ -83,14 +83,18 @@ KERNEL_benchnode  := $(KERNEL_benchnuma),configs/per-node.config
 # in make arches.
 CHECK_BOOTS       := test boot-never boot-off boot-compressed boot-pointers \
 		     boot-bogus boot-never-on boot-on-never boot-mixed boot-families oom \
-		     hugetlb-hmm lockdown offline fail-early fail-late upstream debug \
+		     hugetlb-hmm lockdown offline fail-early fail-late upstream \
+		     upstream-selftests debug \
 		     hardening debug-families debug-never debug-fail-late nonprof
 SHOW_MEM          := alloc_tag:show_mem_test
 BENCH             := alloc_tag:bench_test
 STRESS            := alloc_tag:stress_test
 BOOT_test         := test|alloc_tag:allocinfo_test,alloc_tag:module_test,$(SHOW_MEM),$(BENCH),$(STRESS),vm:vm-selftests|
-# Upstream's profiling (the 6.12 base): its KUnit suite alone.
+# Upstream's profiling (the 6.12 base): its KUnit suite; then the
+# kselftests that apply to it, each followed by allocinfo --check, without
+# the suite, whose migration case leaves the fault it asserts.
 BOOT_upstream     := upstream||kunit.filter_glob=alloc_tag
+BOOT_upstream-selftests := upstream|alloc_tag:allocinfo_test|kunit.enable=0
 BOOT_nonprof      := nonprof|alloc_tag:noprof_test,alloc_tag:memcg_kmem_test,$(SHOW_MEM),$(BENCH)|
 # Page tags compressed (in page->flags), under the DEBUG checks.
 BOOT_debug        := debug|alloc_tag:allocinfo_test,alloc_tag:memcg_kmem_test,$(SHOW_MEM),$(BENCH),$(STRESS)|sysctl.vm.mem_profiling=1,compressed
