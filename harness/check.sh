@@ -1,16 +1,25 @@
 #!/bin/bash
 # make check: the harness's own tests, then build and boot each test kernel,
 # then one summary line "N passed, N failed" over everything.
-#   check.sh [--boots-only NAME] TREE BOOT...
+#   check.sh [--boots-only NAME | --base BASE_TREE] TREE BOOT...
 # TESTS (collection:prog,...) are the kselftests that boot runs.
 # --boots-only (make arches): only the boots, results in build/NAME.
+# --base (make check BASE=6.12): another base's check, its series step on
+# BASE_TREE (of BASE_DIR's series) and the boots, results beside
+# BASE_TREE in check/; TREE gives the guests' allocinfo and kselftests.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-out=build/check boots_only=
-if [ "$1" = --boots-only ]; then
+out=build/check boots_only= base_tree=
+case $1 in
+--boots-only)
 	out=build/$2 boots_only=1
 	shift 2
-fi
+	;;
+--base)
+	base_tree=$2 out=${2%/linux}/check boots_only=1
+	shift 2
+	;;
+esac
 tree=$1
 shift
 rm -rf "$out"
@@ -107,6 +116,20 @@ json.dump({'name': sys.argv[1], 'tests': [],
 PY
 }
 
+# The series of BASE_DIR, made from TREE with make series's git
+# format-patch, applied with git am to the base: it must give TREE.
+series_step() {
+	local series=${1%/linux}/series
+	echo "check: the series (make series) applied with git am to the base"
+	verdicts+=("$out/series.json")
+	if /usr/bin/python3 "$here/series.py" format "${BASE_DIR:-bases/6.1}" "$1" "$series"; then
+		/usr/bin/python3 "$here/series.py" verify "$1" "$series" "$out/series.json"
+	else
+		fail_step series "make series failed" "$out/series.json"
+	fi
+}
+
+[ -z "$base_tree" ] || series_step "$base_tree"
 if [ -z "$boots_only" ]; then
 	verdicts+=("$out/harness.json")
 	echo "check: harness self-tests"
@@ -120,13 +143,7 @@ if [ -z "$boots_only" ]; then
 	echo "check: documentation"
 	verdicts+=("$out/docs.json")
 	/usr/bin/python3 "$here/docs.py" "$tree" build/docs "$out/docs.json"
-	echo "check: the series (make series) applied with git am to the base"
-	verdicts+=("$out/series.json")
-	if /usr/bin/python3 "$here/series.py" format "${BASE_DIR:-bases/6.1}" "$tree" build/series; then
-		/usr/bin/python3 "$here/series.py" verify "$tree" build/series "$out/series.json"
-	else
-		fail_step series "make series failed" "$out/series.json"
-	fi
+	series_step "$tree"
 	echo "check: treewide scan of the converted allocator names"
 	verdicts+=("$out/treewide.json")
 	/usr/bin/python3 "$here/treewide.py" scan "$tree" "$here/treewide.reviewed" \
