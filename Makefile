@@ -75,14 +75,14 @@ KERNEL_benchnode  := $(KERNEL_benchnuma),configs/per-node.config
 # KERNEL|KSELFTESTS|KERNEL ARGS; each kernel is built once, and the
 # boot-parameter boots run only their own test. KSELFTESTS "-" means the
 # kernel is only built. The kernels are built in this order too, while
-# earlier guests run: the test kernel's boots come first, the longest
-# builds (hardening, debug) next, and the last kernel built has the
-# shortest boot, so that little runs after the last build. arm64 boots
-# in make arches.
-CHECK_BOOTS       := test boot-never boot-off boot-compressed boot-pointers \
+# earlier guests run: the debug kernel's boots come first, as they are
+# the longest chain (15 min, mostly one core), beside the test and nonprof
+# kernels' builds; the last kernel built has the shortest boot, so that
+# little runs after the last build. arm64 boots in make arches.
+CHECK_BOOTS       := debug hardening debug-families debug-never debug-fail-late \
+		     test boot-never boot-off boot-compressed boot-pointers \
 		     boot-bogus boot-never-on boot-on-never boot-mixed boot-families oom \
-		     hugetlb-hmm lockdown offline fail-early fail-late debug \
-		     hardening debug-families debug-never debug-fail-late nonprof
+		     hugetlb-hmm lockdown offline fail-early fail-late nonprof
 # make check BASE=6.12: the 6.12 base's test kernel. Apart from the 6.1
 # boots, as the two do not fit in 35 minutes on two cores together.
 CHECK_BOOTS_612   := upstream upstream-selftests
