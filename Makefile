@@ -93,7 +93,7 @@ BOOT_test         := test|alloc_tag:allocinfo_test,alloc_tag:module_test,$(SHOW_
 # Upstream's profiling (the 6.12 base): its KUnit suite; then the
 # kselftests that apply to it, each followed by allocinfo --check, without
 # the suite, whose migration case leaves the fault it asserts.
-BOOT_upstream     := upstream||kunit.filter_glob=alloc_tag
+BOOT_upstream     := upstream||kunit.filter_glob=alloc_tag*
 BOOT_upstream-selftests := upstream|alloc_tag:allocinfo_test,$(SHOW_MEM)|kunit.enable=0
 BOOT_nonprof      := nonprof|alloc_tag:noprof_test,alloc_tag:memcg_kmem_test,$(SHOW_MEM),$(BENCH)|
 # Page tags compressed (in page->flags), under the DEBUG checks.
