@@ -18,7 +18,8 @@ test kernels need and the series does not carry.
   series.py export REPO TREE
       Write TREE's commits on base back into REPO/patches (fixup! and
       squash! commits folded into theirs first); the work tree must have
-      no edits that are not committed.
+      no edits that are not committed. The series file's comments (the
+      banners that group the patches) are kept.
   series.py format REPO TREE OUT
       The series to send or carry (make series): OUT/NNNN-*.patch with a
       cover letter (REPO/patches/cover-letter, the shortlog and the
@@ -206,6 +207,37 @@ def slug(subject):
         .rstrip('-.')
 
 
+def write_series(path, names):
+    """Write NAMES to the series file PATH, keeping its comments: each
+    block of comment and blank lines stays above the patch it preceded;
+    a block whose patch is gone (dropped or renamed) goes above the patch
+    that now follows the one before it; a patch line keeps its comment."""
+    blocks, after, lines, block, anchor = {}, {}, {}, [], None
+    if os.path.exists(path):
+        with open(path) as f:
+            for line in f:
+                line = line.rstrip('\n') + '\n'
+                name = line.split('#', 1)[0].strip()
+                if not name:
+                    block.append(line)
+                elif name in names:
+                    blocks[name], lines[name], block = block, line, []
+                    anchor = name
+                else:
+                    after.setdefault(anchor, []).extend(block)
+                    block = []
+    out, pending = [], after.pop(None, [])
+    for n in names:
+        if n in blocks:
+            out += pending + blocks[n] + [lines[n]]
+            pending = after.pop(n, [])
+        else:
+            out += pending + [n + '\n']
+            pending = []
+    with open(path, 'w') as f:
+        f.write(''.join(out + pending + block))
+
+
 def cmd_export(args):
     repo, tree = os.path.abspath(args.repo), args.tree
     if not os.path.isdir(os.path.join(tree, '.git')):
@@ -248,8 +280,7 @@ def cmd_export(args):
         if f.endswith('.patch') and f not in names:
             os.unlink(os.path.join(pdir, f))
             print('series: removed patches/%s' % f)
-    with open(os.path.join(pdir, 'series'), 'w') as f:
-        f.write(''.join(n + '\n' for n in names))
+    write_series(os.path.join(pdir, 'series'), names)
     target = chain(repo, tree)
     if rev(tree, target + '^{tree}') != rev(tree, 'HEAD^{tree}'):
         die('the exported series does not give the tree of %s' % tree)

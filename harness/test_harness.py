@@ -306,6 +306,32 @@ class Series(unittest.TestCase):
         self.commit('lib: new.c replaces util.c')
         self.sh('export', self.repo, self.tree)
 
+    def test_export_keeps_the_series_comments(self):
+        """Banners stay above the patch they head; one whose patch is gone
+        (here reworded) heads the patch that now follows the one before
+        it; a new patch comes without one."""
+        self.two_patches()
+        self.write('# Preparations\n\nmm-slub-shout-two.patch\n'
+                   '# Core\nlib-new.c-replaces-util.c.patch  # a note\n'
+                   '# The end\n', self.repo, 'patches', 'series')
+        self.git(self.tree, 'commit', '-q', '--amend', '-m', 'mm/slub: two')
+        self.write('more\n', self.tree, 'lib', 'more.c')
+        self.commit('lib: more')
+        self.sh('export', self.repo, self.tree)
+        self.assertEqual(self.read(self.repo, 'patches', 'series'),
+                         '# Preparations\n\nmm-slub-shout-two.patch\n'
+                         '# Core\nmm-slub-two.patch\nlib-more.patch\n'
+                         '# The end\n')
+        # Unchanged, it is written back as it is.
+        self.git(self.tree, 'commit', '-q', '--amend', '-m', 'lib: more')
+        self.write('# P\nmm-slub-shout-two.patch  # note\n# Q\n'
+                   'mm-slub-two.patch\nlib-more.patch\n', self.repo,
+                   'patches', 'series')
+        self.sh('export', self.repo, self.tree)
+        self.assertEqual(self.read(self.repo, 'patches', 'series'),
+                         '# P\nmm-slub-shout-two.patch  # note\n# Q\n'
+                         'mm-slub-two.patch\nlib-more.patch\n')
+
     def test_round_trip(self):
         self.two_patches()
         self.assertEqual(self.read(self.repo, 'patches', 'series'),
