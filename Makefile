@@ -42,7 +42,7 @@ TEST_FRAGS     := $(GUEST_FRAGS),configs/test.config
 KERNEL_test    := tinyconfig:$(TEST_FRAGS),configs/profiling.config,configs/profiling-test.config,configs/hugetlb-hmm.config,configs/lockdown.config,configs/vm-selftests.config
 KERNEL_nonprof := tinyconfig:$(TEST_FRAGS),configs/memcg.config
 # The 6.12 base's test kernel (make check BASE=6.12): upstream's profiling
-# and the KUnit suite its series carries, in build/6.12/.
+# and the KUnit suites its series carries, in build/6.12/.
 KERNEL_upstream := tinyconfig:$(GUEST_FRAGS),configs/profiling.config,bases/6.12/configs/test.config
 TREE_upstream  := build/6.12/linux
 # make series-check: each prefix of the series as the test kernel, and
@@ -244,7 +244,8 @@ help:
 	@echo "            (FROM=N: builds from the Nth prefix on)"
 	@echo "make checkpatch  checkpatch --strict on each patch of $(BASE_DIR)/patches/"
 	@echo "make clean   remove $(B)/"
-	@echo "BASE=6.12    with make tree, export, deb, deb-boot: Debian's 6.12 kernel"
+	@echo "BASE=6.12    with make tree, export, check, deb, deb-boot, repo,"
+	@echo "            debian-run, lifecycle, bench DEBIAN=1: Debian's 6.12 kernel"
 	@echo "            with upstream's profiling (bases/6.12; default BASE=6.1)"
 
 # What each kind of target installs: harness/deps.sh (and the README).

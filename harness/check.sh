@@ -16,6 +16,7 @@ case $1 in
 	shift 2
 	;;
 --base)
+	[[ $2 == */linux ]] || { echo "check.sh: --base $2: not a base's tree (DIR/linux)" >&2; exit 2; }
 	base_tree=$2 out=${2%/linux}/check boots_only=1
 	shift 2
 	;;

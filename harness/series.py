@@ -211,7 +211,9 @@ def write_series(path, names):
     """Write NAMES to the series file PATH, keeping its comments: each
     block of comment and blank lines stays above the patch it preceded;
     a block whose patch is gone (dropped or renamed) goes above the patch
-    that now follows the one before it; a patch line keeps its comment."""
+    that now follows the one before it, unless a block of its own heads
+    that patch or none follows (the group is gone with its patches); a
+    patch line keeps its comment."""
     blocks, after, lines, block, anchor = {}, {}, {}, [], None
     if os.path.exists(path):
         with open(path) as f:
@@ -229,13 +231,13 @@ def write_series(path, names):
     out, pending = [], after.pop(None, [])
     for n in names:
         if n in blocks:
-            out += pending + blocks[n] + [lines[n]]
+            out += (blocks[n] or pending) + [lines[n]]
             pending = after.pop(n, [])
         else:
             out += pending + [n + '\n']
             pending = []
     with open(path, 'w') as f:
-        f.write(''.join(out + pending + block))
+        f.write(''.join(out + block))
 
 
 def cmd_export(args):

@@ -322,6 +322,15 @@ class Series(unittest.TestCase):
                          '# Preparations\n\nmm-slub-shout-two.patch\n'
                          '# Core\nmm-slub-two.patch\nlib-more.patch\n'
                          '# The end\n')
+        # A group whose patches are all gone leaves with them.
+        self.write('# A\nmm-slub-shout-two.patch\n# B\nlib-gone.patch\n'
+                   '# C\nmm-slub-two.patch\nlib-more.patch\n# D\n'
+                   'lib-gone-too.patch\n# The end', self.repo, 'patches',
+                   'series')
+        self.sh('export', self.repo, self.tree)
+        self.assertEqual(self.read(self.repo, 'patches', 'series'),
+                         '# A\nmm-slub-shout-two.patch\n# C\n'
+                         'mm-slub-two.patch\nlib-more.patch\n# The end\n')
         # Unchanged, it is written back as it is.
         self.git(self.tree, 'commit', '-q', '--amend', '-m', 'lib: more')
         self.write('# P\nmm-slub-shout-two.patch  # note\n# Q\n'
