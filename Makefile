@@ -85,16 +85,15 @@ CHECK_BOOTS       := debug hardening debug-families debug-never debug-fail-late 
 		     hugetlb-hmm lockdown offline fail-early fail-late nonprof
 # make check BASE=6.12: the 6.12 base's test kernel. Apart from the 6.1
 # boots, as the two do not fit in 35 minutes on two cores together.
-CHECK_BOOTS_612   := upstream upstream-selftests
+CHECK_BOOTS_612   := upstream upstream-oom
 SHOW_MEM          := alloc_tag:show_mem_test
 BENCH             := alloc_tag:bench_test
 STRESS            := alloc_tag:stress_test
 BOOT_test         := test|alloc_tag:allocinfo_test,alloc_tag:module_test,$(SHOW_MEM),$(BENCH),$(STRESS),vm:vm-selftests|
-# Upstream's profiling (the 6.12 base): its KUnit suite; then the
-# kselftests that apply to it, each followed by allocinfo --check, without
-# the suite, whose migration case leaves the fault it asserts.
-BOOT_upstream     := upstream||kunit.filter_glob=alloc_tag*
-BOOT_upstream-selftests := upstream|alloc_tag:allocinfo_test,$(SHOW_MEM)|kunit.enable=0
+# Upstream's profiling (the 6.12 base): the KUnit suites of its series and
+# the kselftests that apply to it; the OOM report in a small guest.
+BOOT_upstream     := upstream|alloc_tag:allocinfo_test,$(SHOW_MEM)|kunit.filter_glob=alloc_tag*
+BOOT_upstream-oom := upstream|alloc_tag:oom_test|kunit.enable=0 mem=256M
 BOOT_nonprof      := nonprof|alloc_tag:noprof_test,alloc_tag:memcg_kmem_test,$(SHOW_MEM),$(BENCH)|
 # Page tags compressed (in page->flags), under the DEBUG checks.
 BOOT_debug        := debug|alloc_tag:allocinfo_test,alloc_tag:memcg_kmem_test,$(SHOW_MEM),$(BENCH),$(STRESS)|sysctl.vm.mem_profiling=1,compressed
