@@ -1423,7 +1423,7 @@ class Bases(unittest.TestCase):
                                'BASE=6.12')
         self.assertEqual(rc, 2)
         self.assertIn('make arches stress is for BASE=6.1 only; BASE=6.12 '
-                      'has: tree export check deb deb-boot', err)
+                      'has: tree export check checkpatch deb deb-boot', err)
 
 
 class Machines(unittest.TestCase):
