@@ -7,6 +7,7 @@
            [--rounds N] [--repeat N] [--ms MS] [--memory SIZE] [--icount]
            [--only 1,3,...]
   bench.py --tree TREE --debian KDIR --ours KDIR --out DIR [...]
+  bench.py --list
 
 KOUT: kernel builds without profiling (base), with it on by default (prof)
 and with it off by default (off); otherwise the same. --total: prof with
@@ -28,6 +29,9 @@ configuration (1), then the seed's targets met or missed. The memory
 table gives what profiling adds, from the kernels' images and from the
 guests of (1) and (3) right after boot.
 
+--list prints the configurations, (1) to (18), (u1) to (u7) and (d1) to
+(d12), with what each measures: the legend of the tables.
+
 --icount runs QEMU with -icount shift=0 (the guest clock advances one
 nanosecond per instruction): the ratios are then instruction count
 ratios, independent of the host's load.
@@ -44,6 +48,7 @@ or did not run the configuration it was meant to.
 """
 
 import argparse
+import collections
 import json
 import os
 import re
@@ -54,8 +59,12 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import ktest  # noqa: E402
 
-# (label, description, kernel, boot arguments, guest setup, module
-#  parameters, the profiling state the module must report)
+# One guest's configuration: its label, what it measures, the kernel, the
+# boot arguments, the guest's setup, the module's parameters and the
+# profiling state the module must report.
+Config = collections.namedtuple(
+    'Config', 'label description kernel append setup params state')
+
 CONFIGS = [
     ('1', 'baseline, `CONFIG_MEM_ALLOC_PROFILING=n`', 'base', '', '', '',
      'not built'),
@@ -98,7 +107,7 @@ CONFIGS = [
 # Kernel KERNEL (described as WHAT) with slab objects, then pages, left out
 # of the profiled families, as configurations LABELS.
 def family_configs(labels, kernel, what):
-    return [(label, '%s, %s not profiled (`alloc_tag.families=%s`)' % (
+    return [Config(label, '%s, %s not profiled (`alloc_tag.families=%s`)' % (
         what, family, profiled), kernel, 'alloc_tag.families=' + profiled,
         '', '', 'enabled') for label, family, profiled in zip(
             labels, ('slab objects', 'pages'),
@@ -154,12 +163,16 @@ DEBIAN_CONFIGS = [
      'account=1', 'enabled'),
 ]
 DEBIAN_CONFIGS += family_configs(('d11', 'd12'), 'ours', 'ours')
+# Written above as tuples, for brevity.
+CONFIGS = [Config(*c) for c in CONFIGS]
+UPSTREAM_CONFIGS = [Config(*c) for c in UPSTREAM_CONFIGS]
+DEBIAN_CONFIGS = [Config(*c) for c in DEBIAN_CONFIGS]
 # --upstream: make deb's packages carry upstream's profiling (BASE=6.12),
 # which has no `,compressed`, no `,pointers` and no families.
 UPSTREAM_DEBIAN_CONFIGS = [
-    (c[0], c[1].replace('ours', 'upstream\'s'), *c[2:])
-    for c in DEBIAN_CONFIGS if c[0] in ('d1', 'd2', 'd3', 'd4', 'd7', 'd8',
-                                        'd9', 'd10')]
+    c._replace(description=c.description.replace('ours', 'upstream\'s'))
+    for c in DEBIAN_CONFIGS if c.label in ('d1', 'd2', 'd3', 'd4', 'd7', 'd8',
+                                           'd9', 'd10')]
 DEBIAN_BASELINE = {'d7': 'd7', 'd8': 'd7', 'd9': 'd9', 'd10': 'd9'}
 # Added instructions per allocation and free allowed on Debian's kernel,
 # profiling on; booted off, at most +1% on every path.
@@ -194,7 +207,8 @@ def sections(results):
 
 def boot(args, cfg, rnd, kernels):
     """One guest of configuration @cfg: its samples and facts."""
-    label, _, kernel, append, setup, params, _ = cfg
+    label, kernel, append = cfg.label, cfg.kernel, cfg.append
+    setup, params = cfg.setup, cfg.params
     # One CPU: under multi-threaded TCG, a static key switched at run time
     # (the memory cgroup's, the sysctl's) can leave a CPU running a stale
     # int3 of the patching, which the kernel then takes for a real one.
@@ -230,7 +244,7 @@ def image_of(kout):
 
 def judge(cfg, repeat, console, results, where):
     """The samples and facts of a guest's logs; BenchError if it failed."""
-    _, _, _, _, setup, params, state = cfg
+    setup, params, state = cfg.setup, cfg.params, cfg.state
     if results is None or ktest.DONE_MARK not in results:
         raise BenchError('%s: the guest did not finish' % where)
     lines = [ktest.clean(l) for l in console.splitlines()]
@@ -344,7 +358,8 @@ def fmt_cell(values, base):
 
 def medians_of(configs, samples):
     """{label: {test: median}} of every configuration."""
-    return {c[0]: {t: statistics.median(samples[c[0]][t]) for t, _ in TESTS}
+    return {c.label: {t: statistics.median(samples[c.label][t])
+                      for t, _ in TESTS}
             for c in configs}
 
 
@@ -371,7 +386,7 @@ def time_table(args, configs, samples):
            '|---' * (len(TESTS) + 1) + '|']
     medians = medians_of(configs, samples)
     base = medians['1']
-    for label, desc, *_ in configs:
+    for label, desc in ((c.label, c.description) for c in configs):
         ref = baseline(label)
         out.append('| (%s) %s | ' % (label, desc) + ' | '.join(
             fmt_cell(samples[label][t],
@@ -397,7 +412,7 @@ def added_table(args, configs, samples, facts):
            'the baseline\'s.', '',
            '| configuration | ' + ' | '.join(t[1] for t in TESTS) +
            ' | page_ext per page |', '|---' * (len(TESTS) + 2) + '|']
-    for label, desc, *_ in configs:
+    for label, desc in ((c.label, c.description) for c in configs):
         ref = baseline(label)
         if label == ref:
             continue
@@ -544,7 +559,7 @@ def debian_tables(args, configs, samples, facts, kernels):
                args.repeat), '',
            '| configuration | ' + ' | '.join(t[1] for t in TESTS) + ' |',
            '|---' * (len(TESTS) + 1) + '|']
-    for label, desc, *_ in configs:
+    for label, desc in ((c.label, c.description) for c in configs):
         ref = baseline(label)
         cells = []
         for t, _ in TESTS:
@@ -615,7 +630,7 @@ def parse_size(s):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
-    ap.add_argument('--tree', required=True)
+    ap.add_argument('--tree')
     ap.add_argument('--base', help='kernel build without profiling')
     ap.add_argument('--prof',
                     help='kernel build with profiling on by default')
@@ -632,7 +647,9 @@ def main():
     ap.add_argument('--up-base', help='upstream kernel without profiling')
     ap.add_argument('--up-prof', help='upstream kernel, on by default')
     ap.add_argument('--up-off', help='upstream kernel, off by default')
-    ap.add_argument('--out', required=True)
+    ap.add_argument('--out')
+    ap.add_argument('--list', action='store_true',
+                    help='print the configurations and what each measures')
     ap.add_argument('--rounds', type=int, default=5)
     ap.add_argument('--repeat', type=int, default=3)
     ap.add_argument('--ms', type=int, default=1000)
@@ -641,6 +658,12 @@ def main():
     ap.add_argument('--only', help='boot only these configurations (1,3,...)'
                     ': a quick look, no tables')
     args = ap.parse_args()
+    if args.list:
+        for c in CONFIGS + UPSTREAM_CONFIGS + DEBIAN_CONFIGS:
+            print('(%s) %s' % (c.label, c.description))
+        return 0
+    if not args.out or not args.tree:
+        ap.error('--tree and --out are required')
     if args.rounds < 1 or args.repeat < 1 or args.ms < 1:
         ap.error('--rounds, --repeat and --ms must be positive')
     upstream = [args.up_base, args.up_prof, args.up_off]
@@ -672,26 +695,26 @@ def main():
         configs = CONFIGS + UPSTREAM_CONFIGS
     # Without --total (--numa, --node), no configuration of its kernel.
     kernels = {k: v for k, v in kernels.items() if v}
-    configs = [c for c in configs if c[2] in kernels]
+    configs = [c for c in configs if c.kernel in kernels]
     os.makedirs(args.out, exist_ok=True)
     here = os.path.dirname(os.path.abspath(__file__))
     for name, kout in kernels.items():
         subprocess.run([os.path.join(here, 'initramfs.sh'),
                         os.path.join(args.out, 'initramfs-%s.cpio.gz' % name),
                         args.tree, '', kout], check=True)
-    samples = {c[0]: {t: [] for t, _ in TESTS} for c in configs}
+    samples = {c.label: {t: [] for t, _ in TESTS} for c in configs}
     facts = {}
     try:
         for rnd in range(1, args.rounds + 1):
             for cfg in configs:
-                if args.only and cfg[0] not in args.only.split(','):
+                if args.only and cfg.label not in args.only.split(','):
                     continue
                 got, fact = boot(args, cfg, rnd, kernels)
                 for t, _ in TESTS:
-                    samples[cfg[0]][t] += got[t]
-                facts.setdefault(cfg[0], fact)
+                    samples[cfg.label][t] += got[t]
+                facts.setdefault(cfg.label, fact)
                 print('bench: round %d/%d (%s) %s  %.0fs' % (
-                    rnd, args.rounds, cfg[0], '  '.join(
+                    rnd, args.rounds, cfg.label, '  '.join(
                         '%s %.1f' % (t, statistics.median(got[t]))
                         for t, _ in TESTS), fact['seconds']), flush=True)
     except BenchError as e:

@@ -587,10 +587,44 @@ class SeriesCheck(unittest.TestCase):
         self.assertIn('expected a prefix number', r.stderr)
 
 
+class BenchList(unittest.TestCase):
+    """bench.py --list: the legend of make bench's tables."""
+
+    def run_bench(self, *args):
+        return subprocess.run([sys.executable,
+                               os.path.join(HERE, 'bench.py'), *args],
+                              capture_output=True, text=True)
+
+    def test_list(self):
+        r = self.run_bench('--list')
+        self.assertEqual(r.returncode, 0, r.stderr)
+        lines = r.stdout.splitlines()
+        self.assertEqual(len(lines), 18 + 5 + 12)
+        self.assertEqual(lines[0],
+                         '(1) baseline, `CONFIG_MEM_ALLOC_PROFILING=n`')
+        self.assertEqual(lines[17], '(18) kernel (17) with '
+                         '`CONFIG_MEM_ALLOC_PROFILING_PER_NODE`: every '
+                         'allocation also counted on its node')
+        self.assertEqual(lines[-1], '(d12) ours, pages not profiled '
+                         '(`alloc_tag.families=slab,vmalloc,percpu`)')
+
+    def test_run_needs_tree_and_out(self):
+        r = self.run_bench('--base', 'x', '--prof', 'y', '--off', 'z')
+        self.assertEqual(r.returncode, 2)
+        self.assertIn('--tree and --out are required', r.stderr)
+
+    def test_records(self):
+        upstream = [c for c in bench.UPSTREAM_DEBIAN_CONFIGS
+                    if c.label == 'd8'][0]
+        self.assertEqual(upstream, bench.Config(
+            'd8', 'upstream\'s in a memory cgroup, unaccounted', 'ours', '',
+            'memcg', '', 'enabled'))
+
+
 class BenchJudge(unittest.TestCase):
     """make bench's judgement of one guest, on a recorded memcg guest (5)."""
-    MEMCG = [c for c in bench.CONFIGS if c[0] == '5'][0]
-    ON = [c for c in bench.CONFIGS if c[0] == '3'][0]
+    MEMCG = [c for c in bench.CONFIGS if c.label == '5'][0]
+    ON = [c for c in bench.CONFIGS if c.label == '3'][0]
 
     def judge(self, cfg, console=None, results=None):
         return bench.judge(cfg, 3, console or log('bench-memcg.console'),
