@@ -12,18 +12,14 @@ tree=$1 kout=$2 dest=$3
 rm -rf "$dest"
 mkdir -p "$dest"
 : >"$dest/run-list"
-for collection in alloc_tag; do
-	src=$tree/tools/testing/selftests/$collection
-	[ -f "$src/Makefile" ] || continue
-	obj=$(cd "$kout" && pwd)/selftests/$collection
-	mkdir -p "$obj"
-	kst() {
-		make -s -C "$src" OUTPUT="$obj" KHDR_INCLUDES="-isystem $(cd "$kout" && pwd)/usr/include" \
-			CROSS_COMPILE="$KCROSS" LDFLAGS=-static INSTALL_PATH="$(cd "$dest" && pwd)/$collection" "$@"
-	}
-	kst install
-	kst COLLECTION="$collection" emit_tests | grep ":" >>"$dest/run-list"
-done
+# Ours through the kselftest framework, as a developer builds them
+# (make -C tools/testing/selftests TARGETS=alloc_tag install), in
+# KERNEL_OUT/kselftest, with that kernel's headers; its list of tests
+# ("alloc_tag:prog") is the run-list.
+make -s -C "$tree/tools/testing/selftests" TARGETS=alloc_tag \
+	O="$(cd "$kout" && pwd)" CROSS_COMPILE="$KCROSS" LDFLAGS=-static \
+	KSFT_INSTALL_PATH="$(cd "$dest" && pwd)" install >/dev/null
+grep ":" "$dest/kselftest-list.txt" >>"$dest/run-list"
 # The tree's mm selftests that fit the busybox guest (guest/vm-selftests
 # runs them; the rest need bash, libraries or options the test kernel
 # lacks, and run in make suites).
