@@ -195,6 +195,7 @@ for boot in "$@"; do
 		--kernel "$kdir/$KIMAGE" ${KDTB:+--dtb "$kdir/arch/$KARCH/boot/dts/$KDTB"} \
 		--initrd "$initrd" --outdir "$out/$name" \
 		--timeout "${CHECK_TIMEOUT:-900}" ${KVM:+--kvm} \
+		--kunit-tool "$(tree_of "$kernel")" \
 		--append "harness.tests=$tests $append"
 done
 wait "$builder"

@@ -5,7 +5,7 @@
                 --outdir DIR [--arch DEBARCH] [--dtb DTB]
                 [--mode check|run|shell|bench] [--timeout S] [--kvm]
                 [--smp N] [--icount] [--tcg-single] [--cpu MODEL]
-                [--append ARGS] [--drive DISK]...
+                [--append ARGS] [--drive DISK]... [--kunit-tool TREE]
       Boots once, on the QEMU machine of DEBARCH (a Debian architecture,
       default amd64; see MACHINES). The console (ttyS0 on x86) goes to
       DIR/console.log, the results channel (ttyS1 on x86; the guest's /init
@@ -18,6 +18,9 @@
       rewrites its code while the others run: QEMU 7.2's threaded TCG
       can keep running a stale translation of a byte that text_poke
       changed (its int3), and the guest then loops on it for ever.
+      --kunit-tool TREE: the kernel's own KTAP parser (TREE's
+      tools/testing/kunit/kunit.py parse) reads the same console and
+      must find the same KUnit results (the test kunit-tool.parse).
   ktest.py analyze --name N --console LOG --results TXT [--timed-out]
       The same analysis on saved logs (used by the harness's own tests).
   ktest.py summary VERDICT.json...
@@ -32,6 +35,7 @@ import re
 import resource
 import subprocess
 import sys
+import tempfile
 import time
 
 DONE_MARK = '# harness: done'
@@ -270,6 +274,50 @@ def analyze(name, console, results, timed_out=False, timeout=0):
     return v
 
 
+# kunit.py parse --json's statuses.
+KUNIT_TOOL_STATUS = {'PASS': 'pass', 'FAIL': 'fail', 'SKIP': 'skip'}
+
+
+def kunit_tool_check(tree, console_log, v):
+    """Read CONSOLE_LOG with the kernel's own KTAP parser, TREE's
+    `tools/testing/kunit/kunit.py parse`: it must find the KUnit tests of
+    @v, each with the same result. A test of its own, kunit-tool.parse;
+    nothing when the boot ran no KUnit test."""
+    ours = {n[len('kunit.'):]: s for n, s, _ in v.tests
+            if n.startswith('kunit.')}
+    if not ours:
+        return
+    theirs = {}
+
+    def walk(group, path):
+        for case in group['test_cases']:
+            theirs['.'.join(path + [case['name']])] = \
+                KUNIT_TOOL_STATUS.get(case['status'], 'fail')
+        for sub in group['sub_groups']:
+            walk(sub, path + [sub['name']])
+
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, 'kunit.json')
+        r = subprocess.run([sys.executable, os.path.join(
+            tree, 'tools', 'testing', 'kunit', 'kunit.py'), 'parse',
+            '--json=' + out, os.path.abspath(console_log)],
+            capture_output=True, text=True)
+        try:
+            with open(out) as f:
+                data = json.load(f)
+        except (OSError, ValueError):
+            v.add('kunit-tool.parse', 'fail', 'kunit.py parse gave no '
+                  'results: ' + r.stderr.strip()[-300:])
+            return
+    for sub in data['sub_groups']:
+        walk(sub, [sub['name']])
+    differ = ['%s: %s here, %s in kunit.py' % (
+        n, ours.get(n, 'absent'), theirs.get(n, 'absent'))
+        for n in sorted(set(ours) | set(theirs)) if ours.get(n) != theirs.get(n)]
+    v.add('kunit-tool.parse', 'fail' if differ else 'pass',
+          '; '.join(differ[:10]))
+
+
 def report(v, out=sys.stdout):
     c = v.counts()
     for test, status, detail in v.tests:
@@ -439,6 +487,9 @@ def cmd_boot(args):
     console, results, timed_out, status, elapsed = run_guest(args)
     cpu = children_cpu() - cpu
     v = analyze(args.name, console, results, timed_out, args.timeout)
+    if args.kunit_tool:
+        kunit_tool_check(args.kunit_tool,
+                         os.path.join(args.outdir, 'console.log'), v)
     if not timed_out and status != 0:
         v.problem('qemu exited with status %d' % status)
     with open(os.path.join(args.outdir, 'verdict.json'), 'w') as f:
@@ -515,6 +566,9 @@ def add_boot_arguments(b):
     b.add_argument('--cpu', help='QEMU CPU model under TCG (default qemu64)')
     b.add_argument('--append', default='')
     b.add_argument('--gdb', help='serve QEMU\'s gdbstub on this Unix socket')
+    b.add_argument('--kunit-tool', metavar='TREE',
+                   help='check the KUnit results with TREE\'s kunit.py '
+                   'parse')
     b.add_argument('--drive', action='append',
                    help='raw disk image, a virtio disk of the guest; again '
                    'for another')

@@ -587,6 +587,38 @@ class SeriesCheck(unittest.TestCase):
         self.assertIn('expected a prefix number', r.stderr)
 
 
+class KunitTool(unittest.TestCase):
+    """The kernel's own KTAP parser (kunit.py parse) on the same console:
+    make tree's tree, build/linux, has it."""
+    TREE = os.path.join(HERE, '..', 'build', 'linux')
+
+    def check(self, console, change=None):
+        v = ktest.analyze('t', log(console), DONE)
+        if change:
+            v.tests = [(n, change.get(n, st), d) for n, st, d in v.tests]
+        ktest.kunit_tool_check(self.TREE, os.path.join(HERE, 'tests',
+                                                       console), v)
+        return [t for t in v.tests if t[0] == 'kunit-tool.parse']
+
+    def test_agrees_on_a_clean_run(self):
+        self.assertEqual(self.check('clean.console'),
+                         [('kunit-tool.parse', 'pass', '')])
+
+    def test_agrees_on_a_failed_case(self):
+        self.assertEqual(self.check('kunit-fail.console'),
+                         [('kunit-tool.parse', 'pass', '')])
+
+    def test_a_different_result_fails(self):
+        name = 'kunit.list-kunit-test.list_test_list_del'
+        self.assertEqual(self.check('kunit-fail.console', {name: 'pass'}),
+                         [('kunit-tool.parse', 'fail',
+                           'list-kunit-test.list_test_list_del: pass here, '
+                           'fail in kunit.py')])
+
+    def test_nothing_without_kunit(self):
+        self.assertEqual(self.check('workloads-debian.console'), [])
+
+
 class BenchList(unittest.TestCase):
     """bench.py --list: the legend of make bench's tables."""
 
