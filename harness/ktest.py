@@ -313,7 +313,8 @@ def kunit_tool_check(tree, console_log, v):
         walk(sub, [sub['name']])
     differ = ['%s: %s here, %s in kunit.py' % (
         n, ours.get(n, 'absent'), theirs.get(n, 'absent'))
-        for n in sorted(set(ours) | set(theirs)) if ours.get(n) != theirs.get(n)]
+        for n in sorted(set(ours) | set(theirs))
+        if ours.get(n) != theirs.get(n)]
     v.add('kunit-tool.parse', 'fail' if differ else 'pass',
           '; '.join(differ[:10]))
 

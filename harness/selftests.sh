@@ -2,7 +2,7 @@
 # Build our kselftests as static programs for the guest.
 #   selftests.sh TREE KERNEL_OUT DEST
 # DEST/<collection>/<prog> plus DEST/run-list ("collection:prog" per line,
-# from the kselftest Makefile's emit_tests) which the guest's /init runs.
+# from the kselftest framework's list) which the guest's /init runs.
 # DEBARCH in the environment (arch.sh): built with that architecture's
 # cross compiler.
 set -euo pipefail
