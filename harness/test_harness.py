@@ -3,9 +3,10 @@
 verdict channel, the summary line, the series tree/export round trip, and
 make bench's and make workloads' judgement of a guest.
 
-Console logs in tests/ were recorded from the test kernel (clean.console) and
-edited into the failure cases: a failed KUnit case, a WARN_ON(1) in the middle
-of a passing run, a console cut mid-suite, and a boot that hangs in /init.
+Console logs in testdata/guests/ were recorded from the test kernel
+(clean.console) and edited into the failure cases: a failed KUnit case, a
+WARN_ON(1) in the middle of a passing run, a console cut mid-suite, and a
+boot that hangs in /init.
 debian-* were recorded by make debian-run (Debian 12 under systemd),
 workloads-* by make workloads' runner (Debian's kernel).
 
@@ -30,7 +31,7 @@ import stress  # noqa: E402
 import treewide  # noqa: E402
 import workloads  # noqa: E402
 
-LOGS = os.path.join(HERE, 'tests')
+LOGS = os.path.join(HERE, 'testdata', 'guests')
 DONE = '# harness: kernel 6.1\n# harness: done\n'
 
 
@@ -596,8 +597,7 @@ class KunitTool(unittest.TestCase):
         v = ktest.analyze('t', log(console), DONE)
         if change:
             v.tests = [(n, change.get(n, st), d) for n, st, d in v.tests]
-        ktest.kunit_tool_check(self.TREE, os.path.join(HERE, 'tests',
-                                                       console), v)
+        ktest.kunit_tool_check(self.TREE, os.path.join(LOGS, console), v)
         return [t for t in v.tests if t[0] == 'kunit-tool.parse']
 
     def test_agrees_on_a_clean_run(self):
