@@ -29,8 +29,8 @@ configuration (1), then the seed's targets met or missed. The memory
 table gives what profiling adds, from the kernels' images and from the
 guests of (1) and (3) right after boot.
 
---list prints the configurations, (1) to (18), (u1) to (u7) and (d1) to
-(d12), with what each measures: the legend of the tables.
+--list prints the configurations, (1) to (18), (u1) to (u4) and (u7),
+and (d1) to (d12), with what each measures: the legend of the tables.
 
 --icount runs QEMU with -icount shift=0 (the guest clock advances one
 nanosecond per instruction): the ratios are then instruction count
