@@ -42,7 +42,7 @@ BOOT_boot-pointers := test|alloc_tag:boot_param_test,alloc_tag:allocinfo_test,al
 # Junk values, each rejected in turn; and show_mem() called before
 # profiling is initialised.
 BOOT_boot-bogus   := test|alloc_tag:boot_param_test,$(SHOW_MEM)|kunit.enable=0 \
-		     alloc_tag_test.early_show_mem=1 \
+		     alloc_tag_kunit.early_show_mem=1 \
 		     sysctl.vm.mem_profiling=nope sysctl.vm.mem_profiling= \
 		     sysctl.vm.mem_profiling=1junk sysctl.vm.mem_profiling=-1 \
 		     sysctl.vm.mem_profiling=NEVER \
