@@ -42,12 +42,13 @@ include bases/6.1/kernels.mk bases/6.1/boots.mk bases/6.12/check.mk
 
 export $(filter KERNEL_% DEBARCH_% TREE_%,$(.VARIABLES))
 
-.PHONY: all deps check-deps tree tool-tree export series series-check upstream-tree check arches treewide deb deb-boot repo debian-run suites workloads lifecycle checkpatch run shell bench iprofile stress clean help
+.PHONY: all deps check-deps tree tool-tree export series series-check upstream-tree check kunit arches treewide deb deb-boot repo debian-run suites workloads lifecycle checkpatch run shell bench iprofile stress clean help
 
 all: help
 
 help:
 	@echo "make check   build the test kernels, boot them, run all tests"
+	@echo "make kunit   the KUnit suites under the kernel's own kunit.py run (x86_64)"
 	@echo "make run     build the realistic kernel, boot it, run a workload"
 	@echo "make shell   the same kernel with an interactive shell"
 	@echo "make arches  build and boot on each of Debian's nine architectures"
@@ -122,6 +123,14 @@ check: tree check-deps tool-tree
 	@harness/verdict/check.sh --base $(TREE) $(TOOL_TREE) \
 		$(foreach b,$(CHECK_BOOTS_612),"$(b)|$(BOOT_$(b))")
 endif
+
+# The KUnit suites as a kernel developer runs them: the tree's kunit.py on
+# its x86_64 QEMU machine, with the suites' lib/alloc_tag.kunitconfig.
+kunit: tree check-deps
+	@cd $(TREE) && $(PY) tools/testing/kunit/kunit.py run --arch=x86_64 \
+		--kunitconfig=lib/alloc_tag.kunitconfig \
+		--build_dir=$(abspath $(B))/kunit-x86_64 --jobs=2 --timeout=1200 \
+		--make_options="CC=$(abspath harness/build/kcc) gcc"
 
 run shell: kernel-run check-deps
 	@harness/guest/initramfs.sh $(B)/run/initramfs.cpio.gz $(TREE)
