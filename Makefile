@@ -42,12 +42,13 @@ include bases/6.1/kernels.mk bases/6.1/boots.mk bases/6.12/check.mk
 
 export $(filter KERNEL_% DEBARCH_% TREE_%,$(.VARIABLES))
 
-.PHONY: all deps check-deps tree tool-tree export series series-check upstream-tree check arches treewide deb deb-boot repo debian-run suites workloads lifecycle checkpatch run shell bench iprofile stress clean help
+.PHONY: all deps check-deps tree tool-tree export series series-check upstream-tree check kunit arches treewide deb deb-boot repo debian-run suites workloads lifecycle checkpatch run shell bench iprofile stress clean help
 
 all: help
 
 help:
 	@echo "make check   build the test kernels, boot them, run all tests"
+	@echo "make kunit   the KUnit suites under the kernel's own kunit.py run (x86_64)"
 	@echo "make run     build the realistic kernel, boot it, run a workload"
 	@echo "make shell   the same kernel with an interactive shell"
 	@echo "make arches  build and boot on each of Debian's nine architectures"
@@ -81,51 +82,59 @@ help:
 	@echo "            debian-run, lifecycle, bench DEBIAN=1: Debian's 6.12 kernel"
 	@echo "            with upstream's profiling (bases/6.12; default BASE=6.1)"
 
-# What each kind of target installs: harness/deps.sh (and the README).
+# What each kind of target installs: harness/build/deps.sh (and the README).
 # Programs unpacked rather than installed (busybox, promtool) go in TOOLS.
 TOOLS := build/tools
 deps: $(B)/.deps
 
-$(B)/.deps: $(BASE_DIR)/pin harness/deps.sh harness/arch.sh
-	harness/deps.sh build $(TOOLS)
+$(B)/.deps: $(BASE_DIR)/pin harness/build/deps.sh harness/build/arch.sh
+	harness/build/deps.sh build $(TOOLS)
 	@mkdir -p $(B) && touch $@
 
 # What the guests and the tests need (QEMU, busybox, promtool, Sphinx).
 check-deps:
-	@harness/deps.sh check $(TOOLS)
+	@harness/build/deps.sh check $(TOOLS)
 
 tree: deps
-	@$(PY) harness/series.py tree $(TARBALL) \
+	@$(PY) harness/build/series.py tree $(TARBALL) \
 		"$(BASE_PACKAGE) $$(dpkg-query -W -f='$${Version}' $(BASE_PACKAGE))" \
 		$(BASE_DIR) $(TREE) $(if $(FORCE),--force)
 
 export:
-	@$(PY) harness/series.py export $(BASE_DIR) $(TREE)
+	@$(PY) harness/build/series.py export $(BASE_DIR) $(TREE)
 
 series: tree
-	@$(PY) harness/series.py format $(BASE_DIR) $(TREE) $(B)/series
+	@$(PY) harness/build/series.py format $(BASE_DIR) $(TREE) $(B)/series
 
 # Each prefix built as KERNEL_series_prof and KERNEL_series_noprof, in a
 # worktree of $(TREE) of its own.
 series-check: tree
-	@SERIES_CHECK_FROM=$(FROM) harness/series-check.sh $(TREE) $(B)/series-check
+	@SERIES_CHECK_FROM=$(FROM) harness/build/series-check.sh $(TREE) $(B)/series-check
 
 kernel-%: tree
-	@DEBARCH=$(DEBARCH_$*) harness/build-kernel.sh $(TREE) $(B)/kernel-$* $(KERNEL_$*)
+	@DEBARCH=$(DEBARCH_$*) harness/build/build-kernel.sh $(TREE) $(B)/kernel-$* $(KERNEL_$*)
 
 ifeq ($(BASE),6.1)
 check: tree check-deps
-	@harness/check.sh $(TREE) $(foreach b,$(CHECK_BOOTS),"$(b)|$(BOOT_$(b))")
+	@harness/verdict/check.sh $(TREE) $(foreach b,$(CHECK_BOOTS),"$(b)|$(BOOT_$(b))")
 else
 # The guests take allocinfo and the kselftests from the 6.1 tree.
 check: tree check-deps tool-tree
-	@harness/check.sh --base $(TREE) $(TOOL_TREE) \
+	@harness/verdict/check.sh --base $(TREE) $(TOOL_TREE) \
 		$(foreach b,$(CHECK_BOOTS_612),"$(b)|$(BOOT_$(b))")
 endif
 
+# The KUnit suites as a kernel developer runs them: the tree's kunit.py on
+# its x86_64 QEMU machine, with the suites' lib/alloc_tag.kunitconfig.
+kunit: tree check-deps
+	@cd $(TREE) && $(PY) tools/testing/kunit/kunit.py run --arch=x86_64 \
+		--kunitconfig=lib/alloc_tag.kunitconfig \
+		--build_dir=$(abspath $(B))/kunit-x86_64 --jobs=2 --timeout=1200 \
+		--make_options="CC=$(abspath harness/build/kcc) gcc"
+
 run shell: kernel-run check-deps
-	@harness/initramfs.sh $(B)/run/initramfs.cpio.gz $(TREE)
-	@$(PY) harness/ktest.py boot --name $@ --mode $@ \
+	@harness/guest/initramfs.sh $(B)/run/initramfs.cpio.gz $(TREE)
+	@$(PY) harness/verdict/ktest.py boot --name $@ --mode $@ \
 		--kernel $(B)/kernel-run/arch/x86/boot/bzImage \
 		--initrd $(B)/run/initramfs.cpio.gz --outdir $(B)/$@ \
 		--memory 2G --timeout 600 $(if $(KVM),--kvm)
@@ -133,18 +142,18 @@ run shell: kernel-run check-deps
 # Every Debian architecture: see ARCHES above. Each boot takes under a
 # minute: a hung guest is given 5.
 arches: tree
-	@harness/deps.sh check $(TOOLS) $(ARCHES)
-	@CHECK_TIMEOUT=$${CHECK_TIMEOUT:-300} harness/check.sh --boots-only arches $(TREE) $(foreach b,$(ARCHES_BOOTS),"$(b)|$(BOOT_$(b))")
+	@harness/build/deps.sh check $(TOOLS) $(ARCHES)
+	@CHECK_TIMEOUT=$${CHECK_TIMEOUT:-300} harness/verdict/check.sh --boots-only arches $(TREE) $(foreach b,$(ARCHES_BOOTS),"$(b)|$(BOOT_$(b))")
 
 # The treewide scan, then every file it found compiled under x86_64
 # allmodconfig and arm64 defconfig, and arm64 defconfig's image and modules.
 treewide: tree
 	@mkdir -p $(B)/treewide
-	@$(PY) harness/treewide.py scan $(TREE) harness/treewide.reviewed \
+	@$(PY) harness/build/treewide.py scan $(TREE) harness/build/treewide.reviewed \
 		--json $(B)/treewide/found.json
-	@$(PY) harness/treewide.py compile $(TREE) $(B)/treewide/found.json \
+	@$(PY) harness/build/treewide.py compile $(TREE) $(B)/treewide/found.json \
 		$(B)/treewide/x86_64 --arch x86_64 --config allmodconfig
-	@$(PY) harness/treewide.py compile $(TREE) $(B)/treewide/found.json \
+	@$(PY) harness/build/treewide.py compile $(TREE) $(B)/treewide/found.json \
 		$(B)/treewide/arm64 --arch arm64 --config defconfig --full
 
 # Debian packages (bindeb-pkg) of Debian 12's own configuration with
@@ -176,9 +185,9 @@ DEB_OUT := $(B)/deb-$(DEB_CONFIG)$(if $(filter-out amd64,$(DEB_ARCH)),-$(DEB_ARC
 # The allocinfo package of every base is built from the 6.1 tree's tool.
 TOOL_TREE := build/linux
 deb: tree $(if $(filter-out 6.1,$(BASE)),tool-tree)
-	@harness/deps.sh deb $(TOOLS) $(DEB_ARCH)
+	@harness/build/deps.sh deb $(TOOLS) $(DEB_ARCH)
 	@DEBARCH=$(DEB_ARCH) TOOLS_DIR=$(TOOLS) TOOL_TREE=$(TOOL_TREE) \
-		harness/deb.sh $(TREE) $(DEB_OUT) $(DEB_FLAVOUR_$(DEB_CONFIG))
+		harness/debian/deb.sh $(TREE) $(DEB_OUT) $(DEB_FLAVOUR_$(DEB_CONFIG))
 
 tool-tree:
 	@$(MAKE) --no-print-directory BASE=6.1 tree
@@ -186,16 +195,16 @@ tool-tree:
 # make deb's packages booted in the busybox guest of their architecture:
 # the kernel, modules and allocinfo of the packages.
 deb-boot: deb
-	@harness/deps.sh deb-boot $(TOOLS) $(DEB_ARCH)
-	@DEBARCH=$(DEB_ARCH) TOOL_TREE=$(TOOL_TREE) harness/deb-boot.sh $(TREE) $(DEB_OUT) \
+	@harness/build/deps.sh deb-boot $(TOOLS) $(DEB_ARCH)
+	@DEBARCH=$(DEB_ARCH) TOOL_TREE=$(TOOL_TREE) harness/debian/deb-boot.sh $(TREE) $(DEB_OUT) \
 		$(DEB_OUT)-boot
 
 # A signed apt repository of make deb's packages (REPO_DIR), for a fleet:
 # each run adds the packages of the last make deb to it.
 REPO_DIR ?= $(B)/repo
 repo: deb
-	@harness/deps.sh repo $(TOOLS)
-	@harness/repo.sh $(DEB_OUT) $(REPO_DIR)
+	@harness/build/deps.sh repo $(TOOLS)
+	@harness/debian/repo.sh $(DEB_OUT) $(REPO_DIR)
 
 # Debian 12's root file systems, made once from the archive, serve every
 # base.
@@ -205,9 +214,9 @@ DEBIAN_ROOTS := build/debian
 # and booted with systemd: the administrator's checks, profiling on and
 # off.
 debian-run: deb
-	@harness/deps.sh debian $(TOOLS)
-	@harness/debian-root.sh $(DEBIAN_ROOTS)/root.tar
-	@harness/debian-run.sh $(DEB_OUT) $(DEBIAN_ROOTS)/root.tar $(B)/debian-run-$(DEB_CONFIG)
+	@harness/build/deps.sh debian $(TOOLS)
+	@harness/debian/root.sh $(DEBIAN_ROOTS)/root.tar
+	@harness/debian/run.sh $(DEB_OUT) $(DEBIAN_ROOTS)/root.tar $(B)/debian-run-$(DEB_CONFIG)
 
 # Suites written elsewhere (SUITES, default vm,stress,dkms: the tree's mm
 # selftests, stress-ng, DKMS modules of the archive) on Debian 12 booted
@@ -217,9 +226,9 @@ SUITES ?= vm,stress,dkms
 SUITES_ROOT := $(DEBIAN_ROOTS)/suites-root.tar
 SUITES_PACKAGES := libelf1,libssl3,dkms,rapiddisk-dkms,dm-writeboost-dkms,iptables-netflow-dkms,iptables,dmsetup,iputils-ping,stress-ng,sudo
 suites: deb
-	@harness/deps.sh debian $(TOOLS)
-	@harness/debian-root.sh $(SUITES_ROOT) $(SUITES_PACKAGES)
-	@harness/debian-suites.sh $(TREE) $(DEB_OUT) $(SUITES_ROOT) $(B)/suites-$(DEB_CONFIG) $(SUITES)
+	@harness/build/deps.sh debian $(TOOLS)
+	@harness/debian/root.sh $(SUITES_ROOT) $(SUITES_PACKAGES)
+	@harness/debian/suites.sh $(TREE) $(DEB_OUT) $(SUITES_ROOT) $(B)/suites-$(DEB_CONFIG) $(SUITES)
 
 # Programs written elsewhere (hackbench, perf bench, stress-ng, a DKMS
 # module's build) on Debian 12 booted with Debian's own kernel of the base
@@ -229,9 +238,9 @@ WORKLOADS_ROOT := $(DEBIAN_ROOTS)/workloads-root.tar
 WORKLOADS_PACKAGES := rt-tests,linux-perf,stress-ng,dkms,rapiddisk-dkms
 WORKLOADS_BOOTS ?= 3
 workloads: deb
-	@harness/deps.sh debian $(TOOLS)
-	@harness/debian-root.sh $(WORKLOADS_ROOT) $(WORKLOADS_PACKAGES)
-	@harness/debian-workloads.sh $(DEB_OUT) $(WORKLOADS_ROOT) $(B)/workloads $(WORKLOADS_BOOTS)
+	@harness/build/deps.sh debian $(TOOLS)
+	@harness/debian/root.sh $(WORKLOADS_ROOT) $(WORKLOADS_PACKAGES)
+	@harness/debian/workloads.sh $(DEB_OUT) $(WORKLOADS_ROOT) $(B)/workloads $(WORKLOADS_BOOTS)
 
 # The operator's lifecycle on Debian 12 booted through GRUB under UEFI:
 # install from make repo's kind of repository, use, apt upgrade to a
@@ -239,9 +248,9 @@ workloads: deb
 LIFECYCLE_ROOT := $(DEBIAN_ROOTS)/lifecycle-root.tar
 LIFECYCLE_PACKAGES := grub-efi-amd64-bin,grub2-common,prometheus-node-exporter,curl
 lifecycle: deb
-	@harness/deps.sh lifecycle $(TOOLS)
-	@harness/debian-root.sh $(LIFECYCLE_ROOT) $(LIFECYCLE_PACKAGES)
-	@TOOL_TREE=$(TOOL_TREE) harness/lifecycle.sh $(TREE) $(DEB_OUT) $(LIFECYCLE_ROOT) \
+	@harness/build/deps.sh lifecycle $(TOOLS)
+	@harness/debian/root.sh $(LIFECYCLE_ROOT) $(LIFECYCLE_PACKAGES)
+	@TOOL_TREE=$(TOOL_TREE) harness/debian/lifecycle.sh $(TREE) $(DEB_OUT) $(LIFECYCLE_ROOT) \
 		$(B)/lifecycle-$(DEB_CONFIG)
 
 # The overhead table: kernels without and with profiling, one guest per
@@ -258,9 +267,9 @@ ifneq ($(DEBIAN),)
 # always with -icount.
 BENCH_DEBIAN := $(B)/bench-debian
 bench: deb check-deps
-	@TOOL_TREE=$(TOOL_TREE) harness/bench-debian.sh $(TREE) $(DEB_OUT) $(BENCH_DEBIAN)
+	@TOOL_TREE=$(TOOL_TREE) harness/bench/debian.sh $(TREE) $(DEB_OUT) $(BENCH_DEBIAN)
 	@BENCH_COMMAND="make bench DEBIAN=1$(if $(filter-out 6.1,$(BASE)), BASE=$(BASE))$(if $(BENCH_ARGS), BENCH_ARGS='$(BENCH_ARGS)')" \
-		$(PY) harness/bench.py --tree $(TOOL_TREE) --debian $(BENCH_DEBIAN)/debian \
+		$(PY) harness/bench/bench.py --tree $(TOOL_TREE) --debian $(BENCH_DEBIAN)/debian \
 		--ours $(BENCH_DEBIAN)/ours --out $(BENCH_DEBIAN) --icount --rounds 2 \
 		$(if $(filter 6.12,$(BASE)),--upstream) \
 		$(BENCH_ARGS)
@@ -268,7 +277,7 @@ else
 bench: check-deps kernel-benchbase kernel-benchprof kernel-benchoff kernel-benchtotal \
 		kernel-benchnuma kernel-benchnode $(UP_KERNELS)
 	@BENCH_COMMAND="make bench$(if $(ICOUNT), ICOUNT=1)$(if $(UPSTREAM), UPSTREAM=1)$(if $(BENCH_ARGS), BENCH_ARGS='$(BENCH_ARGS)')" \
-		$(PY) harness/bench.py --tree $(TREE) --base $(B)/kernel-benchbase \
+		$(PY) harness/bench/bench.py --tree $(TREE) --base $(B)/kernel-benchbase \
 		--prof $(B)/kernel-benchprof --off $(B)/kernel-benchoff \
 		--total $(B)/kernel-benchtotal \
 		--numa $(B)/kernel-benchnuma --node $(B)/kernel-benchnode \
@@ -285,30 +294,30 @@ endif
 ifneq ($(DEBIAN),)
 PROFILE ?= d1,d2
 iprofile: deb check-deps
-	@harness/deps.sh iprofile $(TOOLS)
-	@harness/bench-debian.sh $(TREE) $(DEB_OUT) $(BENCH_DEBIAN)
+	@harness/build/deps.sh iprofile $(TOOLS)
+	@harness/bench/debian.sh $(TREE) $(DEB_OUT) $(BENCH_DEBIAN)
 	@IPROFILE_COMMAND="make iprofile DEBIAN=1 PROFILE=$(PROFILE)$(if $(TESTS), TESTS=$(TESTS))" \
-		$(PY) harness/iprofile.py --tree $(TREE) \
+		$(PY) harness/bench/iprofile.py --tree $(TREE) \
 		--debian $(BENCH_DEBIAN)/debian --ours $(BENCH_DEBIAN)/ours \
 		--out $(B)/iprofile-debian --configs $(PROFILE) $(if $(TESTS),--tests $(TESTS))
 else
 PROFILE ?= 1,3
 iprofile: check-deps kernel-benchbase kernel-benchprof kernel-benchoff
-	@harness/deps.sh iprofile $(TOOLS)
+	@harness/build/deps.sh iprofile $(TOOLS)
 	@IPROFILE_COMMAND="make iprofile PROFILE=$(PROFILE)$(if $(TESTS), TESTS=$(TESTS))" \
-		$(PY) harness/iprofile.py --tree $(TREE) \
+		$(PY) harness/bench/iprofile.py --tree $(TREE) \
 		--base $(B)/kernel-benchbase --prof $(B)/kernel-benchprof \
 		--off $(B)/kernel-benchoff --out $(B)/iprofile --configs $(PROFILE) \
 		$(if $(TESTS),--tests $(TESTS))
 endif
 
 upstream-tree: tree
-	@harness/deps.sh upstream $(TOOLS)
-	@harness/upstream.sh $(TREE) $(UP_TREE) $(UP_FRAGS) \
+	@harness/build/deps.sh upstream $(TOOLS)
+	@harness/bench/upstream.sh $(TREE) $(UP_TREE) $(UP_FRAGS) \
 		$(filter configs/%,$(subst :, ,$(subst $(comma), ,$(KERNEL_benchoff))))
 
 upkernel-%: upstream-tree
-	@harness/build-kernel.sh $(UP_TREE) $(B)/upstream/kernel-$* \
+	@harness/build/build-kernel.sh $(UP_TREE) $(B)/upstream/kernel-$* \
 		$(subst configs/,$(UP_FRAGS)/,$(KERNEL_$*)),$(UP_FRAGS)/upstream.config
 
 # The stress test alone, STRESS_SECONDS of churn in all (half of it with
@@ -321,9 +330,9 @@ $(error STRESS_KERNEL must be test or debug)
 endif
 endif
 stress: check-deps kernel-$(STRESS_KERNEL)
-	@harness/selftests.sh $(TREE) $(B)/kernel-$(STRESS_KERNEL) $(B)/selftests-$(STRESS_KERNEL)
+	@harness/guest/selftests.sh $(TREE) $(B)/kernel-$(STRESS_KERNEL) $(B)/selftests-$(STRESS_KERNEL)
 	@STRESS_COMMAND="make stress STRESS_SECONDS=$(STRESS_SECONDS) STRESS_KERNEL=$(STRESS_KERNEL)" \
-		$(PY) harness/stress.py --tree $(TREE) --kernel $(B)/kernel-$(STRESS_KERNEL) \
+		$(PY) harness/bench/stress.py --tree $(TREE) --kernel $(B)/kernel-$(STRESS_KERNEL) \
 		--selftests $(B)/selftests-$(STRESS_KERNEL) \
 		--out $(B)/stress-$(STRESS_KERNEL) --seconds $(STRESS_SECONDS)
 

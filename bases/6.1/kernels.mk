@@ -2,7 +2,7 @@
 #
 # Kernels: NAME = BASE_TARGET:FRAGMENT,FRAGMENT,... merged in that order.
 # kernel:X is the kernel's own kernel/configs/X. DEBARCH_<name>: a kernel
-# of that Debian architecture (harness/arch.sh; default amd64).
+# of that Debian architecture (harness/build/arch.sh; default amd64).
 GUEST_FRAGS    := configs/guest.config,configs/amd64.config
 TEST_FRAGS     := $(GUEST_FRAGS),configs/test.config
 KERNEL_test    := tinyconfig:$(TEST_FRAGS),configs/profiling.config,configs/profiling-test.config,configs/hugetlb-hmm.config,configs/lockdown.config,configs/vm-selftests.config

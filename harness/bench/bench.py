@@ -56,8 +56,11 @@ import statistics
 import subprocess
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import ktest  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                '..', '..'))
+from harness.guest import qemu  # noqa: E402
+from harness.verdict import ktap  # noqa: E402
+from harness.verdict.splats import find_splats  # noqa: E402
 
 # One guest's configuration: its label, what it measures, the kernel, the
 # boot arguments, the guest's setup, the module's parameters and the
@@ -218,7 +221,7 @@ def boot(args, cfg, rnd, kernels):
     append = 'harness.bench=%s %s %s' % (
         bench, 'harness.bench_setup=' + setup if setup else '', append)
     per_run = len(TESTS) * args.repeat * args.ms / 1000.0
-    ns = ktest.guest_args(
+    ns = qemu.guest_args(
         name='r%d-c%s' % (rnd, label), mode='bench',
         kernel=image_of(kernels[kernel]),
         initrd=os.path.join(args.out, 'initramfs-%s.cpio.gz' % kernel),
@@ -227,7 +230,7 @@ def boot(args, cfg, rnd, kernels):
         memory=args.memory, kvm=False, smp=1, icount=args.icount,
         cpu='max',
         append=' '.join(append.split()))
-    console, results, timed_out, status, elapsed = ktest.run_guest(ns)
+    console, results, timed_out, status, elapsed = qemu.run_guest(ns)
     where = '(%s) round %d, logs in %s' % (label, rnd, ns.outdir)
     if timed_out or status != 0:
         raise BenchError('%s: the guest did not finish' % where)
@@ -245,10 +248,10 @@ def image_of(kout):
 def judge(cfg, repeat, console, results, where):
     """The samples and facts of a guest's logs; BenchError if it failed."""
     setup, params, state = cfg.setup, cfg.params, cfg.state
-    if results is None or ktest.DONE_MARK not in results:
+    if results is None or ktap.DONE_MARK not in results:
         raise BenchError('%s: the guest did not finish' % where)
-    lines = [ktest.clean(l) for l in console.splitlines()]
-    splats = ktest.find_splats(console.splitlines())
+    lines = [ktap.clean(l) for l in console.splitlines()]
+    splats = find_splats(console.splitlines())
     if splats:
         raise BenchError('%s: kernel splat: %s' % (where, splats[0][0]))
     sec = sections(results)
@@ -699,7 +702,7 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     here = os.path.dirname(os.path.abspath(__file__))
     for name, kout in kernels.items():
-        subprocess.run([os.path.join(here, 'initramfs.sh'),
+        subprocess.run([os.path.join(here, '..', 'guest', 'initramfs.sh'),
                         os.path.join(args.out, 'initramfs-%s.cpio.gz' % name),
                         args.tree, '', kout], check=True)
     samples = {c.label: {t: [] for t, _ in TESTS} for c in configs}

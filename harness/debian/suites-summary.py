@@ -13,14 +13,17 @@ Debian's kernel passed, or had problems (splats, a hang, cut output).
 
 import collections
 import json
+import os
 import sys
 
-import ktest
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                '..', '..'))
+from harness.verdict import ktap  # noqa: E402
 
 
 def load(path):
     with open(path) as f:
-        return ktest.Verdict.from_json(json.load(f))
+        return ktap.Verdict.from_json(json.load(f))
 
 
 def by_suite(verdict):

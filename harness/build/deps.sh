@@ -30,9 +30,9 @@
 # downloaded with a private apt state in TOOLS_DIR/apt, so the host's
 # dpkg gets no foreign architecture.
 set -euo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-# shellcheck source=../bases/6.1/pin
-. "$here/../${BASE_DIR:-bases/6.1}/pin"
+harness=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=../../bases/6.1/pin
+. "$harness/../${BASE_DIR:-bases/6.1}/pin"
 role=$1 tools=$2
 shift 2
 
@@ -55,7 +55,7 @@ check)
 	for arch in "$@"; do
 		[ "$arch" = amd64 ] && continue
 		# shellcheck source=arch.sh
-		DEBARCH=$arch . "$here/arch.sh"
+		DEBARCH=$arch . "$harness/build/arch.sh"
 		packages+=("gcc-${KCROSS%-}" "libc6-dev-$arch-cross" "$QEMU_PACKAGE")
 	done
 	;;
@@ -64,7 +64,7 @@ deb)
 	for arch in "$@"; do
 		[ "$arch" = amd64 ] && continue
 		# shellcheck source=arch.sh
-		DEBARCH=$arch . "$here/arch.sh"
+		DEBARCH=$arch . "$harness/build/arch.sh"
 		packages+=("gcc-12-${KCROSS%-}" "binutils-${KCROSS%-}" "libc6-dev-$arch-cross")
 		config_arches+=("$arch")
 	done
@@ -73,7 +73,7 @@ deb-boot)
 	packages=()
 	for arch in "$@"; do
 		# shellcheck source=arch.sh
-		DEBARCH=$arch . "$here/arch.sh"
+		DEBARCH=$arch . "$harness/build/arch.sh"
 		packages+=("$QEMU_PACKAGE")
 		[ "$arch" = amd64 ] || packages+=("libc6-$arch-cross")
 		busybox_arches+=("$arch")

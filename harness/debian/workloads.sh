@@ -6,13 +6,13 @@
 # ROOT_TARBALL (debian-root.sh, with the workloads' packages) unpacked in
 # OUT/root; make deb's linux-image and allocinfo packages and Debian's
 # linux-image and headers of the base (downloaded from the archive)
-# installed with dpkg -i; harness/debian/allocprof-workloads as the
+# installed with dpkg -i; harness/guest/allocprof-workloads as the
 # guests' init. workloads.py boots each kernel BOOTS times (default 3)
 # and writes OUT/results.md.
 set -euo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-# shellcheck source=../bases/6.1/pin
-. "$here/../${BASE_DIR:-bases/6.1}/pin"
+harness=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=../../bases/6.1/pin
+. "$harness/../${BASE_DIR:-bases/6.1}/pin"
 debdir=$1 tarball=$2 out=$3 boots=${4:-3}
 
 package() {
@@ -31,7 +31,7 @@ rm -rf "$out"
 mkdir -p "$out/root" "$out/debs"
 out=$(cd "$out" && pwd)
 root=$out/root
-"$here/debian-unpack.sh" "$tarball" "$root"
+"$harness/debian/unpack.sh" "$tarball" "$root"
 
 echo "debian-workloads: downloading Debian's linux-image and linux-headers $debian_release $BASE_VERSION (not installed on this host)"
 (cd "$out/debs" && apt-get -q -o APT::Sandbox::User=root download \
@@ -42,7 +42,7 @@ echo "debian-workloads: downloading Debian's linux-image and linux-headers $debi
 	"linux-compiler-gcc-12-x86=$BASE_VERSION" >/dev/null)
 cp "$debdir/$image" "$debdir/$tool" "$out"/debs/*.deb "$root/tmp/"
 echo "debian-workloads: dpkg -i the kernels, Debian's headers and allocinfo (log $out/dpkg.log)"
-if ! "$here/in-root.sh" "$root" /bin/sh -ec 'dpkg -i /tmp/*.deb; rm /tmp/*.deb' \
+if ! "$harness/debian/in-root.sh" "$root" /bin/sh -ec 'dpkg -i /tmp/*.deb; rm /tmp/*.deb' \
 	>"$out/dpkg.log" 2>&1; then
 	tail -n 20 "$out/dpkg.log" >&2
 	echo "debian-workloads: installing failed (see $out/dpkg.log)" >&2
@@ -54,11 +54,11 @@ for rel in "$release" "$debian_release"; do
 		cp "$f" "$out/"
 	done
 done
-install -m 0755 "$here/debian/allocprof-workloads" "$root/usr/local/sbin/"
+install -m 0755 "$harness/guest/allocprof-workloads" "$root/usr/local/sbin/"
 mkfs.ext4 -q -F -L debian -d "$root" "$out/disk.img" 8G
 rm -rf "$root"
 
-/usr/bin/python3 "$here/workloads.py" --disk "$out/disk.img" \
+/usr/bin/python3 "$harness/bench/workloads.py" --disk "$out/disk.img" \
 	--debian "$out/vmlinuz-$debian_release" "$out/initrd.img-$debian_release" \
 	--ours "$out/vmlinuz-$release" "$out/initrd.img-$release" \
 	--boots "$boots" --out "$out"

@@ -15,7 +15,7 @@
 # split over machines whose builds are not kept); checkpatch still checks
 # every patch. One line per patch; the last line counts the failures.
 set -uo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
+harness=$(cd "$(dirname "$0")/.." && pwd)
 tree=$1 out=$2
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
@@ -66,7 +66,7 @@ for c in "${commits[@]}"; do
 		fi
 		git -C "$work" checkout -q --detach "$c" || exit 1
 		t0=$(date +%s)
-		if "$here/build-kernel.sh" "$work" "$out/kernel-$kind" "${!spec}" \
+		if "$harness/build/build-kernel.sh" "$work" "$out/kernel-$kind" "${!spec}" \
 			>"$out/build-$kind.log" 2>&1; then
 			touch "$passed"
 			line="$line $kind ok ($(( $(date +%s) - t0 )) s),"

@@ -18,8 +18,10 @@ import re
 import subprocess
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import ktest  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                '..', '..'))
+from harness.guest import qemu  # noqa: E402
+from harness.verdict import ktap, ktest  # noqa: E402
 
 TESTS = ['churn', 'faults']
 FAMILY_RE = re.compile(r'^# stress (\w+): (\S+) allocs (\d+) fails (\d+)$')
@@ -107,10 +109,11 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     here = os.path.dirname(os.path.abspath(__file__))
     initrd = os.path.join(args.out, 'initramfs.cpio.gz')
-    subprocess.run([os.path.join(here, 'initramfs.sh'), initrd, args.tree,
+    subprocess.run([os.path.join(here, '..', 'guest', 'initramfs.sh'),
+                    initrd, args.tree,
                     args.selftests, args.kernel], check=True)
     per_test = args.seconds // 2
-    ns = ktest.guest_args(
+    ns = qemu.guest_args(
         name='stress', mode='check',
         kernel=os.path.join(args.kernel, 'arch/x86/boot/bzImage'),
         initrd=initrd, outdir=args.out, timeout=per_test * 2 + 900,
@@ -119,7 +122,7 @@ def main():
                'alloc_tag_stress.seconds=%d' % per_test)
     print('stress: %s, %d s of churn per test; logs in %s' % (
         args.kernel, per_test, args.out), flush=True)
-    console, results, timed_out, status, elapsed = ktest.run_guest(ns)
+    console, results, timed_out, status, elapsed = qemu.run_guest(ns)
     v = ktest.analyze('stress', console, results, timed_out, ns.timeout)
     if not timed_out and status != 0:
         v.problem('qemu exited with status %d' % status)
@@ -132,7 +135,7 @@ def main():
     with open(os.path.join(args.out, 'results.md'), 'w') as f:
         f.write(text)
     print(text, end='')
-    ktest.report(v)
+    ktap.report(v)
     return 1 if v.counts()['fail'] else 0
 
 

@@ -25,8 +25,11 @@ import statistics
 import subprocess
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import ktest  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                '..', '..'))
+from harness.guest import qemu  # noqa: E402
+from harness.verdict import ktap  # noqa: E402
+from harness.verdict.splats import find_splats  # noqa: E402
 
 # Label, what, kernel, command line, profiling state, page tag mode the
 # guest must report (the sysctl's value and dmesg's "page tags are ...").
@@ -74,13 +77,13 @@ def boot(args, rnd, cfg):
     disk = os.path.join(outdir, 'disk.img')
     os.makedirs(outdir, exist_ok=True)
     subprocess.run(['cp', '--sparse=always', args.disk, disk], check=True)
-    ns = ktest.guest_args(
+    ns = qemu.guest_args(
         name='r%d-%s' % (rnd, label), mode='bench', kernel=vmlinuz,
         initrd=initrd, outdir=outdir, timeout=args.timeout, memory='2G',
         smp=1, icount=True, tcg_single=True, cpu='max', drive=[disk],
         append='root=/dev/vda ro quiet '
         'init=/usr/local/sbin/allocprof-workloads ' + append)
-    console, results, timed_out, status, elapsed = ktest.run_guest(ns)
+    console, results, timed_out, status, elapsed = qemu.run_guest(ns)
     os.unlink(disk)
     print('workloads: (%s) round %d: %.0f s' % (label, rnd, elapsed))
     return judge(cfg, console, results, timed_out or status != 0,
@@ -91,9 +94,9 @@ def judge(cfg, console, results, failed, where):
     """({workload: instructions}, {workload: command}) of one guest;
     WorkloadError if it failed."""
     _, _, _, _, state, mode = cfg
-    if failed or results is None or ktest.DONE_MARK not in results:
+    if failed or results is None or ktap.DONE_MARK not in results:
         raise WorkloadError('%s: the guest did not finish' % where)
-    splats = ktest.find_splats(console.splitlines())
+    splats = find_splats(console.splitlines())
     if splats:
         raise WorkloadError('%s: kernel splat: %s' % (where, splats[0][0]))
     lines = results.splitlines()

@@ -23,13 +23,12 @@ import tempfile
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-import bench  # noqa: E402
-import iprofile  # noqa: E402
-import ktest  # noqa: E402
-import stress  # noqa: E402
-import treewide  # noqa: E402
-import workloads  # noqa: E402
+HARNESS = os.path.dirname(HERE)
+sys.path.insert(0, os.path.dirname(HARNESS))
+from harness.bench import bench, iprofile, stress, workloads  # noqa: E402
+from harness.build import treewide  # noqa: E402
+from harness.guest import qemu  # noqa: E402
+from harness.verdict import ktap, ktest, splats  # noqa: E402
 
 LOGS = os.path.join(HERE, 'testdata', 'guests')
 DONE = '# harness: kernel 6.1\n# harness: done\n'
@@ -64,7 +63,7 @@ class KunitConsole(unittest.TestCase):
             statuses(v)['kunit.list-kunit-test.list_test_list_del'], 'fail')
         self.assertEqual(v.problems, [])
         out = io.StringIO()
-        ktest.report(v, out)
+        ktap.report(v, out)
         self.assertIn('FAIL t: kunit.list-kunit-test.list_test_list_del: '
                       'list_test_list_del: EXPECTATION FAILED at '
                       'lib/list-test.c:101\n', out.getvalue())
@@ -108,8 +107,8 @@ class KunitConsole(unittest.TestCase):
 
 class ResultsChannel(unittest.TestCase):
     def test_pass_and_skip(self):
-        v = ktest.Verdict('t')
-        ktest.parse_results(log('pass.results'), v)
+        v = ktap.Verdict('t')
+        ktap.parse_results(log('pass.results'), v)
         self.assertEqual(v.problems, [])
         self.assertEqual(v.tests, [
             ('kselftest.alloc_tag.allocinfo_test.global.header', 'pass', ''),
@@ -118,8 +117,8 @@ class ResultsChannel(unittest.TestCase):
              'not built with profiling')])
 
     def test_failure_and_crash(self):
-        v = ktest.Verdict('t')
-        ktest.parse_results(log('fail.results'), v)
+        v = ktap.Verdict('t')
+        ktap.parse_results(log('fail.results'), v)
         s = statuses(v)
         self.assertEqual(s['kselftest.alloc_tag.allocinfo_test.global.header'],
                          'fail')
@@ -134,8 +133,8 @@ class ResultsChannel(unittest.TestCase):
             'kselftest alloc_tag.crash_test exited 139 with no failed test'])
 
     def test_missing_done_marker(self):
-        v = ktest.Verdict('t')
-        ktest.parse_results(log('cut.results'), v)
+        v = ktap.Verdict('t')
+        ktap.parse_results(log('cut.results'), v)
         causes = [c for c, _ in v.problems]
         self.assertIn('results channel incomplete: no "# harness: done" line '
                       '(guest died or output was cut)', causes)
@@ -143,8 +142,8 @@ class ResultsChannel(unittest.TestCase):
                       causes)
 
     def test_program_without_tap(self):
-        v = ktest.Verdict('t')
-        ktest.parse_results('# harness: begin a.b\nsegfault\n'
+        v = ktap.Verdict('t')
+        ktap.parse_results('# harness: begin a.b\nsegfault\n'
                             '# harness: end a.b rc=139\n# harness: done\n', v)
         self.assertEqual(v.problems, [
             ('kselftest a.b printed no TAP results (rc=139)', ['segfault'])])
@@ -172,7 +171,7 @@ class Splats(unittest.TestCase):
 
     def test_each_kind_is_caught(self):
         for s in self.SAMPLES:
-            found = ktest.find_splats(['[    1.000000] ' + s, 'next'])
+            found = splats.find_splats(['[    1.000000] ' + s, 'next'])
             self.assertEqual([f for f, _ in found], [s], s)
 
     def test_harmless_lines_pass(self):
@@ -180,19 +179,19 @@ class Splats(unittest.TestCase):
                  '# bug_test: pass:1 fail:0',
                  'ok 1 warning_free',
                  'SLUB: HWalign=64, Order=0-3, MinObjects=0, CPUs=2']
-        self.assertEqual(ktest.find_splats(lines), [])
+        self.assertEqual(splats.find_splats(lines), [])
 
     def test_one_report_per_splat(self):
         lines = log('warn.console').splitlines()
-        self.assertEqual(len(ktest.find_splats(lines)), 1)
+        self.assertEqual(len(splats.find_splats(lines)), 1)
 
 
 class Numa(unittest.TestCase):
     def test_nodes_share_memory_and_cpus(self):
-        self.assertEqual(ktest.numa_nodes('harness.tests=a harness.numa=2 x'),
+        self.assertEqual(qemu.numa_nodes('harness.tests=a harness.numa=2 x'),
                          2)
         self.assertEqual(
-            ktest.numa_options(2, '1G', 2),
+            qemu.numa_options(2, '1G', 2),
             ['-smp', '2,sockets=2',
              '-object', 'memory-backend-ram,id=mem0,size=512M',
              '-numa', 'node,nodeid=0,memdev=mem0,cpus=0',
@@ -200,9 +199,9 @@ class Numa(unittest.TestCase):
              '-numa', 'node,nodeid=1,memdev=mem1,cpus=1'])
 
     def test_one_node_without_the_word(self):
-        self.assertEqual(ktest.numa_nodes('xharness.numa=2'), 0)
-        self.assertEqual(ktest.numa_nodes(''), 0)
-        self.assertEqual(ktest.numa_options(0, '256M', 2), ['-smp', '2'])
+        self.assertEqual(qemu.numa_nodes('xharness.numa=2'), 0)
+        self.assertEqual(qemu.numa_nodes(''), 0)
+        self.assertEqual(qemu.numa_options(0, '256M', 2), ['-smp', '2'])
 
 
 class Summary(unittest.TestCase):
@@ -215,7 +214,8 @@ class Summary(unittest.TestCase):
                     with open(p, 'w') as f:
                         json.dump(v.to_json(), f)
                 paths.append(p)
-            r = subprocess.run([sys.executable, os.path.join(HERE, 'ktest.py'),
+            r = subprocess.run([sys.executable,
+                                os.path.join(HARNESS, 'verdict', 'ktest.py'),
                                 'summary'] + paths, capture_output=True,
                                text=True)
         return r.returncode, r.stdout.splitlines()
@@ -238,8 +238,8 @@ class Summary(unittest.TestCase):
                             for l in out))
 
     def test_skips_are_not_passes(self):
-        v = ktest.Verdict('s')
-        ktest.parse_results(log('pass.results'), v)
+        v = ktap.Verdict('s')
+        ktap.parse_results(log('pass.results'), v)
         rc, out = self.run_summary([v])
         self.assertEqual(rc, 0)
         self.assertEqual(out[-1], '2 passed, 0 failed, 1 skipped')
@@ -249,7 +249,8 @@ class Series(unittest.TestCase):
     """series.py tree/export/format/verify on a tiny synthetic base."""
 
     def sh(self, *args, ok=True, cwd=None):
-        r = subprocess.run([sys.executable, os.path.join(HERE, 'series.py')]
+        r = subprocess.run([sys.executable,
+                            os.path.join(HARNESS, 'build', 'series.py')]
                            + list(args), capture_output=True, text=True,
                            cwd=cwd)
         if ok:
@@ -489,9 +490,9 @@ class SeriesCheck(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory()
         d = self.tmp.name
-        self.harness = os.path.join(d, 'harness')
+        self.harness = os.path.join(d, 'harness', 'build')
         os.makedirs(self.harness)
-        subprocess.run(['cp', os.path.join(HERE, 'series-check.sh'),
+        subprocess.run(['cp', os.path.join(HARNESS, 'build', 'series-check.sh'),
                         self.harness], check=True)
         self.calls = os.path.join(d, 'calls')
         self.script('build-kernel.sh',
@@ -591,7 +592,7 @@ class SeriesCheck(unittest.TestCase):
 class KunitTool(unittest.TestCase):
     """The kernel's own KTAP parser (kunit.py parse) on the same console:
     make tree's tree, build/linux, has it."""
-    TREE = os.path.join(HERE, '..', 'build', 'linux')
+    TREE = os.path.join(HARNESS, '..', 'build', 'linux')
 
     def check(self, console, change=None):
         v = ktest.analyze('t', log(console), DONE)
@@ -624,7 +625,7 @@ class BenchList(unittest.TestCase):
 
     def run_bench(self, *args):
         return subprocess.run([sys.executable,
-                               os.path.join(HERE, 'bench.py'), *args],
+                               os.path.join(HARNESS, 'bench', 'bench.py'), *args],
                               capture_output=True, text=True)
 
     def test_list(self):
@@ -695,7 +696,7 @@ class BenchJudge(unittest.TestCase):
             self.judge(self.MEMCG, console=console)
 
     def test_cut_results_are_refused(self):
-        results = log('bench-memcg.results').replace(ktest.DONE_MARK, '')
+        results = log('bench-memcg.results').replace(ktap.DONE_MARK, '')
         with self.assertRaisesRegex(bench.BenchError, 'did not finish'):
             self.judge(self.MEMCG, results=results)
 
@@ -931,7 +932,7 @@ class DebianMemory(unittest.TestCase):
 
     def run_table(self, *boots, flags=()):
         return subprocess.run(
-            [sys.executable, os.path.join(HERE, 'debian-memory.py')] +
+            [sys.executable, os.path.join(HARNESS, 'debian', 'memory.py')] +
             list(flags) + ['2048'] + list(boots), capture_output=True,
             text=True, check=True).stdout
 
@@ -1099,16 +1100,16 @@ class Treewide(unittest.TestCase):
             write('reviewed', 'mm/a.c kmalloc value: a test\n')
             self.assertEqual(treewide.read_reviewed(reviewed),
                              {('mm/a.c', 'kmalloc', 'value'): 'a test'})
-            out = subprocess.run([sys.executable, os.path.join(HERE, 'treewide.py'),
+            out = subprocess.run([sys.executable, os.path.join(HARNESS, 'build', 'treewide.py'),
                                   'scan', d, reviewed], capture_output=True)
             self.assertEqual(out.returncode, 0)
             write('reviewed', 'mm/a.c kmalloc value: a test\n'
                   'mm/b.c kmalloc value: gone\n')
-            out = subprocess.run([sys.executable, os.path.join(HERE, 'treewide.py'),
+            out = subprocess.run([sys.executable, os.path.join(HARNESS, 'build', 'treewide.py'),
                                   'scan', d, reviewed], capture_output=True)
             self.assertEqual(out.returncode, 1)
             write('reviewed', '')
-            out = subprocess.run([sys.executable, os.path.join(HERE, 'treewide.py'),
+            out = subprocess.run([sys.executable, os.path.join(HARNESS, 'build', 'treewide.py'),
                                   'scan', d, reviewed], capture_output=True,
                                  text=True)
             self.assertEqual(out.returncode, 1)
@@ -1176,7 +1177,7 @@ class Suites(unittest.TestCase):
     """make suites: run_vmtests.sh's output as TAP (the runner's vm_tap),
     and the summary of our boot against Debian's kernel's."""
     maxDiff = None
-    RUNNER = os.path.join(HERE, 'debian', 'allocprof-suites')
+    RUNNER = os.path.join(HARNESS, 'guest', 'allocprof-suites')
 
     def vm_tap(self, text):
         return subprocess.run(['bash', '-c', 'source "$1" && vm_tap',
@@ -1215,13 +1216,13 @@ class Suites(unittest.TestCase):
             '# killed\n'
             'not ok 4 ./soft-dirty # no result\n'
             '1..4\n'))
-        v = ktest.Verdict('x')
-        ktest.parse_tap(out.splitlines(), 'kselftest.suite-vm', v, 'vm')
+        v = ktap.Verdict('x')
+        ktap.parse_tap(out.splitlines(), 'kselftest.suite-vm', v, 'vm')
         self.assertEqual(v.counts(), {'pass': 1, 'fail': 2, 'skip': 1})
         self.assertEqual(v.problems, [])
 
     def verdict(self, name, tests, problems=()):
-        v = ktest.Verdict(name)
+        v = ktap.Verdict(name)
         for t in tests:
             v.add(*t)
         for p in problems:
@@ -1239,7 +1240,7 @@ class Suites(unittest.TestCase):
 
     def summary(self, *paths):
         r = subprocess.run([sys.executable,
-                            os.path.join(HERE, 'suites-summary.py')] +
+                            os.path.join(HARNESS, 'debian', 'suites-summary.py')] +
                            list(paths), capture_output=True, text=True)
         return r.returncode, r.stdout
 
@@ -1324,7 +1325,7 @@ class Workloads(unittest.TestCase):
 
     def test_cut_run_and_splat_are_refused(self):
         with self.assertRaisesRegex(workloads.WorkloadError, 'did not finish'):
-            self.judge(self.DEBIAN, self.unread().replace(ktest.DONE_MARK, ''))
+            self.judge(self.DEBIAN, self.unread().replace(ktap.DONE_MARK, ''))
         console = log('workloads-debian.console') + \
             '[   99.000000] BUG: unable to handle page fault\n'
         with self.assertRaisesRegex(workloads.WorkloadError, 'kernel splat'):
@@ -1377,7 +1378,7 @@ class TagCensus(unittest.TestCase):
                             os.path.join(build, 'net/mod/d.o')], check=True)
             with open(os.path.join(build, 'modules.order'), 'w') as f:
                 f.write('net/mod/d.ko\n')
-            census = os.path.join(HERE, 'tag-census.py')
+            census = os.path.join(HARNESS, 'bench', 'tag-census.py')
             out = subprocess.run([census, '--cpus', '4', build, 'net/', 'fs/c'],
                                  capture_output=True, text=True, check=True).stdout
             self.assertEqual(out.splitlines(), [
@@ -1400,7 +1401,7 @@ class TagCensus(unittest.TestCase):
 
 
 class CompilerWrapper(unittest.TestCase):
-    """harness/kcc: what a source includes with .incbin reaches its object
+    """harness/build/kcc: what a source includes with .incbin reaches its object
     although ccache holds that object built from earlier contents (a new
     signing key, a relinked kernel's piggy.S, the config in configs.c)."""
 
@@ -1427,7 +1428,7 @@ class CompilerWrapper(unittest.TestCase):
             'configs.c': 'asm(".incbin \\"data.bin\\"");\n',
             'other.S': '\t.ascii "no included file"\n',
         }
-        kcc = [os.path.join(HERE, 'kcc')]
+        kcc = [os.path.join(HARNESS, 'build', 'kcc')]
         with tempfile.TemporaryDirectory() as d:
             self.dir = d
             self.env = dict(os.environ, CCACHE_DIR=os.path.join(d, 'cache'),
@@ -1453,7 +1454,7 @@ class Bases(unittest.TestCase):
     before anything is made."""
 
     def make(self, *args, env=None):
-        r = subprocess.run(['make', '-s', '-C', os.path.join(HERE, '..')]
+        r = subprocess.run(['make', '-s', '-C', os.path.join(HARNESS, '..')]
                            + list(args), capture_output=True, text=True,
                            env=dict(os.environ, **(env or {})))
         return r.returncode, r.stdout, r.stderr
@@ -1496,15 +1497,15 @@ class Machines(unittest.TestCase):
     """Each Debian architecture's QEMU command: console, results channel."""
 
     def command(self, arch, drive=None, append='x=1', firmware=None):
-        args = ktest.guest_args(arch=arch, kernel='K', initrd='I',
+        args = qemu.guest_args(arch=arch, kernel='K', initrd='I',
                                 append=append, drive=drive,
                                 firmware=firmware)
-        return ktest.qemu_command(args, 'con.log', 'res.txt')
+        return qemu.qemu_command(args, 'con.log', 'res.txt')
 
     def test_guest_args_are_boot_defaults(self):
         # make bench and make stress start guests with these: every
         # argument qemu_command() reads has the boot command's default.
-        args = ktest.guest_args(name='g', smp=1, icount=True)
+        args = qemu.guest_args(name='g', smp=1, icount=True)
         self.assertEqual((args.name, args.arch, args.mode, args.timeout,
                           args.memory, args.smp, args.icount, args.kvm,
                           args.cpu, args.dtb, args.drive, args.append,
@@ -1512,7 +1513,7 @@ class Machines(unittest.TestCase):
                          ('g', 'amd64', 'check', 900, '1G', 1, True, False,
                           None, None, None, '', None, False))
         with self.assertRaisesRegex(TypeError, 'no such argument arc'):
-            ktest.guest_args(arc='amd64')
+            qemu.guest_args(arc='amd64')
 
     def test_amd64(self):
         cmd = self.command('amd64')
@@ -1535,8 +1536,8 @@ class Machines(unittest.TestCase):
     def test_tcg_single(self):
         cmd = self.command('amd64')
         self.assertEqual(cmd[cmd.index('-accel') + 1], 'tcg')
-        args = ktest.guest_args(kernel='K', initrd='I', tcg_single=True)
-        cmd = ktest.qemu_command(args, 'con.log', 'res.txt')
+        args = qemu.guest_args(kernel='K', initrd='I', tcg_single=True)
+        cmd = qemu.qemu_command(args, 'con.log', 'res.txt')
         self.assertEqual(cmd[cmd.index('-accel') + 1], 'tcg,thread=single')
 
     def test_no_disk_unless_asked(self):
@@ -1573,43 +1574,11 @@ class Machines(unittest.TestCase):
         self.assertNotIn('-smp', cmd)
 
 
-class VerdictResult(unittest.TextTestResult):
-    """Also records each test for the make check summary."""
-
-    def __init__(self, *a, **kw):
-        super().__init__(*a, **kw)
-        self.verdict = ktest.Verdict('harness')
-
-    def addSuccess(self, test):
-        super().addSuccess(test)
-        self.verdict.add(test.id(), 'pass')
-
-    def addFailure(self, test, err):
-        super().addFailure(test, err)
-        self.verdict.add(test.id(), 'fail', self._exc_info_to_string(err, test))
-
-    def addError(self, test, err):
-        super().addError(test, err)
-        self.verdict.add(test.id(), 'fail', self._exc_info_to_string(err, test))
-
-    def addSkip(self, test, reason):
-        super().addSkip(test, reason)
-        self.verdict.add(test.id(), 'skip', reason)
-
-
 def main():
     verdict_path = None
     if len(sys.argv) == 3 and sys.argv[1] == '--verdict':
         verdict_path = sys.argv[2]
-    suite = unittest.defaultTestLoader.loadTestsFromModule(
-        sys.modules[__name__])
-    runner = unittest.TextTestRunner(resultclass=VerdictResult, verbosity=1)
-    result = runner.run(suite)
-    if verdict_path:
-        with open(verdict_path, 'w') as f:
-            json.dump(result.verdict.to_json(), f, indent=1)
-    return 0 if result.wasSuccessful() else 1
-
+    return ktap.run_unittests(sys.modules[__name__], 'harness', verdict_path)
 
 if __name__ == '__main__':
     sys.exit(main())

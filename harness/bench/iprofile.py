@@ -33,9 +33,11 @@ import re
 import subprocess
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import bench  # noqa: E402
-import ktest  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                '..', '..'))
+from harness.bench import bench  # noqa: E402
+from harness.guest import qemu  # noqa: E402
+from harness.verdict import ktap  # noqa: E402
 
 OPS = {'kmalloc': 30, 'page': 16, 'order2': 4, 'vmalloc': 1}
 # The module's test runs this many times; the last two are stepped.
@@ -82,13 +84,13 @@ def finit_symbol(syms):
 def guest(args, name, kdir, kernel, append, gdb=None):
     """Boot @kdir's kernel in bench mode; its results channel, or exit."""
     outdir = os.path.join(args.out, name)
-    ns = ktest.guest_args(
+    ns = qemu.guest_args(
         name=name, mode='bench', kernel=bench.image_of(kdir),
         initrd=os.path.join(args.out, 'initramfs-%s.cpio.gz' % kernel),
         outdir=outdir, timeout=args.timeout, memory='1G', kvm=False,
         smp=1, cpu='max', gdb=gdb, append=' '.join(append.split()))
-    _, results, timed_out, status, _ = ktest.run_guest(ns)
-    if timed_out or status or not results or ktest.DONE_MARK not in results:
+    _, results, timed_out, status, _ = qemu.run_guest(ns)
+    if timed_out or status or not results or ktap.DONE_MARK not in results:
         raise SystemExit('iprofile: %s: the guest did not finish, see %s'
                          % (name, outdir))
     return results
@@ -232,7 +234,7 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     here = os.path.dirname(os.path.abspath(__file__))
     for name in {all_configs[l][2] for l in labels}:
-        subprocess.run([os.path.join(here, 'initramfs.sh'),
+        subprocess.run([os.path.join(here, '..', 'guest', 'initramfs.sh'),
                         os.path.join(args.out, 'initramfs-%s.cpio.gz' % name),
                         args.tree, '', kernels[name]], check=True)
     syms = {k: symbols(args, k, kernels[k])
@@ -242,7 +244,7 @@ def main():
              'two loops of warm-up, the instructions on the loop\'s own stack '
              'counted, the quieter loop kept; per allocation and free.'
              % os.environ.get(
-                 'IPROFILE_COMMAND', 'harness/iprofile.py'), '']
+                 'IPROFILE_COMMAND', 'harness/bench/iprofile.py'), '']
     for test in tests:
         funcs = {}
         for l in labels:

@@ -25,12 +25,12 @@
 # and its certificate), by default ~/.local/share/allocprof/signing_key.pem,
 # made once if it does not exist: keep it to sign DKMS modules.
 set -euo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-repo=$(cd "$here/.." && pwd)
-# shellcheck source=../bases/6.1/pin
-. "$here/../${BASE_DIR:-bases/6.1}/pin"
-# shellcheck source=arch.sh
-. "$here/arch.sh"
+harness=$(cd "$(dirname "$0")/.." && pwd)
+repo=$(cd "$harness/.." && pwd)
+# shellcheck source=../../bases/6.1/pin
+. "$harness/../${BASE_DIR:-bases/6.1}/pin"
+# shellcheck source=../build/arch.sh
+. "$harness/build/arch.sh"
 tree=$1 out=$2 flavour=$3
 config_package=linux-config-${BASE_PACKAGE#linux-source-}
 if [ "$DEBARCH" = amd64 ]; then
@@ -108,7 +108,7 @@ fi
 # ccache's depend mode: as in build-kernel.sh.
 kmake() {
 	CCACHE_DEPEND=1 make -C "$tree" O="$obj" ARCH="$KARCH" CROSS_COMPILE="$KCROSS" \
-		CC="$here/kcc $cc" RUSTC=false KERNELRELEASE="$release" \
+		CC="$harness/build/kcc $cc" RUSTC=false KERNELRELEASE="$release" \
 		-j"$(nproc)" "$@"
 }
 
@@ -121,7 +121,7 @@ inputs=$( {
 	git -C "$tree" diff -- '*Kconfig*'
 } | sha1sum | cut -d' ' -f1)
 if [ "$(cat "$obj/.config-inputs" 2>/dev/null)" != "$inputs" ]; then
-	"$here/kconfig.sh" "$tree" "$obj" "$debconfig" "${frags[@]}"
+	"$harness/build/kconfig.sh" "$tree" "$obj" "$debconfig" "${frags[@]}"
 	kmake -s olddefconfig
 	echo "$inputs" >"$obj/.config-inputs"
 fi
@@ -149,7 +149,7 @@ fi
 rm -f "$out"/linux-libc-dev_*.deb
 
 # allocinfo and the meta-packages.
-"$here/allocprof-deb.sh" "${TOOL_TREE:-$tree}" "$out" "$flavour" "$release" "$version"
+"$harness/debian/allocprof-deb.sh" "${TOOL_TREE:-$tree}" "$out" "$flavour" "$release" "$version"
 (cd "$out" && ls ./*.deb) | sed 's|^\./||' >"$out/packages"
 echo "$version" >"$out/version"
 echo "deb: done in $(( $(date +%s) - start ))s:"

@@ -11,10 +11,10 @@
 # cross compiler, not packages of that architecture, so they are not
 # checked); the packages are left in OUT.
 set -euo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-repo=$(cd "$here/.." && pwd)
-# shellcheck source=../bases/6.1/pin
-. "$here/../${BASE_DIR:-bases/6.1}/pin"
+harness=$(cd "$(dirname "$0")/.." && pwd)
+repo=$(cd "$harness/.." && pwd)
+# shellcheck source=../../bases/6.1/pin
+. "$harness/../${BASE_DIR:-bases/6.1}/pin"
 tree=$1 out=$2 flavour=$3 release=$4 version=$5
 arch=${DEBARCH:-amd64}
 cross=()

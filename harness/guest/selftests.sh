@@ -6,8 +6,8 @@
 # DEBARCH in the environment (arch.sh): built with that architecture's
 # cross compiler.
 set -euo pipefail
-# shellcheck source=arch.sh
-. "$(dirname "$0")/arch.sh"
+# shellcheck source=../build/arch.sh
+. "$(dirname "$0")/../build/arch.sh"
 tree=$1 kout=$2 dest=$3
 rm -rf "$dest"
 mkdir -p "$dest"
@@ -25,7 +25,7 @@ grep ":" "$dest/kselftest-list.txt" >>"$dest/run-list"
 # lacks, and run in make suites).
 if [ "$DEBARCH" = amd64 ]; then
 	# The programs the runner runs (its "run ... ./PROGRAM" lines).
-	vm_progs=$(grep '^run ' "$(dirname "$0")/guest/vm-selftests" |
+	vm_progs=$(grep '^run ' "$(dirname "$0")/vm-selftests" |
 		grep -o '\./[A-Za-z0-9_-]*' | sed 's|^\./||' | sort -u)
 	obj=$(cd "$kout" && pwd)/selftests/vm
 	mkdir -p "$obj" "$dest/vm"
@@ -35,7 +35,7 @@ if [ "$DEBARCH" = amd64 ]; then
 		$(printf "$obj/%s " $vm_progs)
 	# shellcheck disable=SC2086
 	cp $(printf "$obj/%s " $vm_progs) "$dest/vm/"
-	install -m 0755 "$(dirname "$0")/guest/vm-selftests" "$dest/vm/"
+	install -m 0755 "$(dirname "$0")/vm-selftests" "$dest/vm/"
 	echo vm:vm-selftests >>"$dest/run-list"
 fi
 echo "selftests: $(wc -l <"$dest/run-list") programs in $dest"

@@ -9,9 +9,9 @@
 # module's source is the 6.1 tree's (TOOL_TREE in the environment, default
 # TREE), on every base.
 set -euo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-# shellcheck source=../bases/6.1/pin
-. "$here/../${BASE_DIR:-bases/6.1}/pin"
+harness=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=../../bases/6.1/pin
+. "$harness/../${BASE_DIR:-bases/6.1}/pin"
 tree=$1 debout=$2 out=$3
 flavour=cloud-amd64
 release=$BASE_ABI-$flavour

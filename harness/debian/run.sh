@@ -3,7 +3,7 @@
 #   debian-run.sh DEBDIR ROOT_TARBALL OUT
 # ROOT_TARBALL (debian-root.sh) unpacked in OUT/root; the linux-image and
 # allocinfo packages of DEBDIR installed in it with dpkg -i (the kernel's
-# initramfs built by initramfs-tools); the checks of harness/debian/ (a
+# initramfs built by initramfs-tools); the checks of harness/guest/ (a
 # systemd unit) added; all of it made an ext4 disk. Boots it under QEMU
 # from that virtio disk: profiling on (all checks), off with
 # sysctl.vm.mem_profiling=0, and Debian's own kernel of the base (its
@@ -12,9 +12,9 @@
 # Prints the checks' results, systemd-analyze's boot times, the memory
 # table, and "N passed, N failed" last.
 set -euo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-# shellcheck source=../bases/6.1/pin
-. "$here/../${BASE_DIR:-bases/6.1}/pin"
+harness=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=../../bases/6.1/pin
+. "$harness/../${BASE_DIR:-bases/6.1}/pin"
 debdir=$1 tarball=$2 out=$3
 py=/usr/bin/python3
 
@@ -36,7 +36,7 @@ rm -rf "$out"
 mkdir -p "$out/root"
 out=$(cd "$out" && pwd)
 root=$out/root
-"$here/debian-unpack.sh" "$tarball" "$root"
+"$harness/debian/unpack.sh" "$tarball" "$root"
 
 # Debian's own kernel of the base, for the comparison.
 echo "debian-run: downloading linux-image-$debian_release $BASE_VERSION (not installed on this host)"
@@ -46,7 +46,7 @@ echo "debian-run: downloading linux-image-$debian_release $BASE_VERSION (not ins
 # As an administrator would: dpkg -i, which runs initramfs-tools.
 cp "$debdir/$image" "$debdir/$tool" "$out/$debian_image" "$root/tmp/"
 echo "debian-run: dpkg -i $debian_image $image $tool (log $out/dpkg.log)"
-if ! "$here/in-root.sh" "$root" dpkg -i "/tmp/$debian_image" "/tmp/$image" "/tmp/$tool" \
+if ! "$harness/debian/in-root.sh" "$root" dpkg -i "/tmp/$debian_image" "/tmp/$image" "/tmp/$tool" \
 	>"$out/dpkg.log" 2>&1; then
 	tail -n 20 "$out/dpkg.log" >&2
 	echo "debian-run: dpkg -i failed (see $out/dpkg.log)" >&2
@@ -62,10 +62,10 @@ done
 
 # The checks.
 base=${BASE_DIR:-bases/6.1}
-sed "s/@BASE@/${base##*/}/" "$here/debian/allocprof-check" \
+sed "s/@BASE@/${base##*/}/" "$harness/guest/allocprof-check" \
 	>"$root/usr/local/sbin/allocprof-check"
 chmod 0755 "$root/usr/local/sbin/allocprof-check"
-install -m 0644 "$here/debian/allocprof-check.service" "$root/etc/systemd/system/"
+install -m 0644 "$harness/guest/allocprof-check.service" "$root/etc/systemd/system/"
 ln -s /etc/systemd/system/allocprof-check.service \
 	"$root/etc/systemd/system/multi-user.target.wants/"
 mkfs.ext4 -q -F -L debian -d "$root" "$out/disk.img" 4G
@@ -80,7 +80,7 @@ for boot in on off kernel; do
 	mkdir -p "$out/$boot"
 	cp --sparse=always "$out/disk.img" "$out/$boot/disk.img"
 	echo "debian-run: booting $name ($rel)"
-	"$py" "$here/ktest.py" boot --name "$name" --kernel "$out/vmlinuz-$rel" \
+	"$py" "$harness/verdict/ktest.py" boot --name "$name" --kernel "$out/vmlinuz-$rel" \
 		--initrd "$out/initrd.img-$rel" --drive "$out/$boot/disk.img" \
 		--outdir "$out/$boot" --memory "${ram_mib}M" --timeout "${DEBIAN_TIMEOUT:-900}" \
 		--append "$args" || true
@@ -93,7 +93,7 @@ for boot in on off kernel; do
 	printf '  %-16s %s\n' "debian-$boot" "$(sed -n \
 		's/^# systemd-analyze: Startup finished in //p' "$out/$boot/results.txt" 2>/dev/null)"
 done
-"$py" "$here/debian-memory.py" $([ "${base##*/}" = 6.12 ] && echo --upstream) \
+"$py" "$harness/debian/memory.py" $([ "${base##*/}" = 6.12 ] && echo --upstream) \
 	"$ram_mib" "$out/kernel/results.txt" \
 	"$out/on/results.txt" "$out/off/results.txt" || true
-"$py" "$here/ktest.py" summary "${verdicts[@]}"
+"$py" "$harness/verdict/ktest.py" summary "${verdicts[@]}"

@@ -9,9 +9,9 @@
 # build tree; harness/guest/deb-check runs on them. Prints its results
 # and "N passed, N failed" last.
 set -euo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-# shellcheck source=arch.sh
-. "$here/arch.sh"
+harness=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=../build/arch.sh
+. "$harness/build/arch.sh"
 tree=$1 debdir=$2 out=$3
 py=/usr/bin/python3
 
@@ -64,18 +64,18 @@ mkdir -p "$root/${interp%/*}" "$root/lib"
 cp -L "$loader" "$root/$interp"
 cp -L "$libdir/libc.so.6" "$root/lib/"
 
-install -m 0755 "$here/guest/deb-check" "$out/tests/deb/check"
+install -m 0755 "$harness/guest/deb-check" "$out/tests/deb/check"
 base=${BASE_DIR:-bases/6.1}
 printf 'RELEASE=%s\nVERSION=%s\nBASE=%s\n' "$release" "$version" "${base##*/}" \
 	>"$out/tests/deb/expect"
 echo deb:check >"$out/tests/run-list"
 # The guest's own allocinfo: the 6.1 tree's (TOOL_TREE), on every base.
-INITRAMFS_ROOT=$root "$here/initramfs.sh" "$out/initramfs.cpio.gz" "${TOOL_TREE:-$tree}" \
+INITRAMFS_ROOT=$root "$harness/guest/initramfs.sh" "$out/initramfs.cpio.gz" "${TOOL_TREE:-$tree}" \
 	"$out/tests"
 
 echo "deb-boot: booting $release ($image) on $DEBARCH"
-"$py" "$here/ktest.py" boot --name "deb-boot-$DEBARCH" --arch "$DEBARCH" \
+"$py" "$harness/verdict/ktest.py" boot --name "deb-boot-$DEBARCH" --arch "$DEBARCH" \
 	--kernel "$out/packages/boot/vmlinuz-$release" \
 	--initrd "$out/initramfs.cpio.gz" --outdir "$out/boot" \
 	--timeout "${DEB_BOOT_TIMEOUT:-600}" || true
-"$py" "$here/ktest.py" summary "$out/boot/verdict.json"
+"$py" "$harness/verdict/ktest.py" summary "$out/boot/verdict.json"

@@ -23,8 +23,9 @@ import os
 import re
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import bench  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                '..', '..'))
+from harness.bench import bench  # noqa: E402
 
 FACT_RE = re.compile(r'^# (meminfo: (\w+):\s+(\d+) kB|page_ext: (\d+)|'
                      r'slabinfo: (.*)|alloc_tags: (\d+)|call sites: (\d+))$')

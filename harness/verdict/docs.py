@@ -26,7 +26,9 @@ import re
 import subprocess
 import sys
 
-from ktest import Verdict
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                '..', '..'))
+from harness.verdict.ktap import Verdict  # noqa: E402
 
 
 def git(tree, *args):

@@ -6,9 +6,9 @@
 # CONFIG_MODULES=y. DEBARCH in the environment (a Debian architecture,
 # default amd64) cross-builds with Debian's gcc-<triplet>.
 set -euo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
+harness=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=arch.sh
-. "$here/arch.sh"
+. "$harness/build/arch.sh"
 tree=$1 out=$2 spec=$3
 IFS=, read -r -a frags <<<"${spec#*:}"
 set -- "${spec%%:*}" "${frags[@]}"
@@ -28,7 +28,7 @@ inputs=$( {
 	git -C "$tree" diff -- '*Kconfig*'
 } | sha1sum | cut -d' ' -f1)
 if [ ! -f "$out/.config" ] || [ "$(cat "$out/.config-inputs" 2>/dev/null)" != "$inputs" ]; then
-	"$here/kconfig.sh" "$tree" "$out" "$@"
+	"$harness/build/kconfig.sh" "$tree" "$out" "$@"
 	echo "$inputs" >"$out/.config-inputs"
 fi
 
@@ -42,7 +42,7 @@ export CCACHE_DEPEND=1
 echo "build: $out ($targets), log in $out/build.log"
 start=$(date +%s)
 if ! make -C "$tree" O="$(cd "$out" && pwd)" ARCH="$KARCH" \
-	CROSS_COMPILE="$KCROSS" CC="$here/kcc ${KCROSS}gcc" \
+	CROSS_COMPILE="$KCROSS" CC="$harness/build/kcc ${KCROSS}gcc" \
 	-j"$(nproc)" $targets >"$out/build.log" 2>&1; then
 	grep -E 'error|Error' "$out/build.log" | head -n 40 >&2
 	echo "build: FAILED: $out (see $out/build.log)" >&2

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
-"""Tests of the packages of packaging/ (harness/allocprof-deb.sh) and of the
-repository make repo writes (harness/repo.sh), without a kernel build: the
+"""Tests of the packages of packaging/ (harness/debian/allocprof-deb.sh) and of the
+repository make repo writes (harness/debian/repo.sh), without a kernel build: the
 meta-packages are built for a release and version given here.
 
   test_packaging.py [--tree TREE] [--verdict FILE]
@@ -11,7 +11,6 @@ results for the make check summary.
 """
 
 import argparse
-import json
 import os
 import re
 import shutil
@@ -21,10 +20,11 @@ import tempfile
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-import test_harness  # noqa: E402
+HARNESS = os.path.dirname(HERE)
+sys.path.insert(0, os.path.dirname(HARNESS))
+from harness.verdict import ktap  # noqa: E402
 
-TREE = os.path.join(HERE, '..', 'build', 'linux')
+TREE = os.path.join(HARNESS, '..', 'build', 'linux')
 RELEASE = '6.1.0-57-cloud-amd64-allocprof'
 VERSIONS = ('6.1.192-3+allocprof7', '6.1.192-3+allocprof8')
 PACKAGES = ['allocinfo', 'linux-headers-allocprof-cloud-amd64',
@@ -42,7 +42,7 @@ def build(version, release=RELEASE, base='bases/6.1'):
     if version not in built:
         out = os.path.join(workdir, version)
         os.makedirs(out)
-        r = subprocess.run([os.path.join(HERE, 'allocprof-deb.sh'), TREE, out,
+        r = subprocess.run([os.path.join(HARNESS, 'debian', 'allocprof-deb.sh'), TREE, out,
                             'cloud-amd64', release, version],
                            capture_output=True, text=True,
                            env=dict(os.environ, BASE_DIR=base))
@@ -161,7 +161,7 @@ class Packages(unittest.TestCase):
         help_text = subprocess.run([tool, '--help'], capture_output=True,
                                    text=True, check=True).stdout
         options = set(re.findall(r'--[a-z][a-z-]*', help_text))
-        with open(os.path.join(HERE, '..', 'packaging', 'allocinfo.8')) as f:
+        with open(os.path.join(HARNESS, '..', 'packaging', 'allocinfo.8')) as f:
             man = f.read().replace('\\-', '-')
         self.assertEqual(options, {
             '--top', '--sort', '--group', '--module', '--file', '--func',
@@ -184,7 +184,7 @@ class Repository(unittest.TestCase):
             with open(os.path.join(out, 'packages'), 'w') as f:
                 f.write(''.join('%s_%s_%s.deb\n' % (p, version, ARCH)
                                 for p in PACKAGES))
-            r = subprocess.run([os.path.join(HERE, 'repo.sh'), out, repo],
+            r = subprocess.run([os.path.join(HARNESS, 'debian', 'repo.sh'), out, repo],
                                capture_output=True, text=True, env=env)
             self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
         dists = os.path.join(repo, 'dists', 'bookworm')
@@ -229,7 +229,7 @@ class Repository(unittest.TestCase):
         with open(os.path.join(out, 'packages'), 'w') as f:
             f.write(''.join('%s_%s_%s.deb\n' % (p, VERSIONS[0], ARCH)
                             for p in PACKAGES))
-        r = subprocess.run([os.path.join(HERE, 'repo.sh'), out, repo],
+        r = subprocess.run([os.path.join(HARNESS, 'debian', 'repo.sh'), out, repo],
                            capture_output=True, text=True,
                            env=dict(os.environ, REPO_KEY_HOME=home))
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
@@ -251,17 +251,8 @@ def main():
     ap.add_argument('--verdict')
     args = ap.parse_args()
     TREE = os.path.abspath(args.tree)
-    suite = unittest.defaultTestLoader.loadTestsFromModule(
-        sys.modules[__name__])
-    runner = unittest.TextTestRunner(resultclass=test_harness.VerdictResult,
-                                     verbosity=1)
-    result = runner.run(suite)
-    result.verdict.name = 'packaging'
-    if args.verdict:
-        with open(args.verdict, 'w') as f:
-            json.dump(result.verdict.to_json(), f, indent=1)
-    return 0 if result.wasSuccessful() else 1
-
+    return ktap.run_unittests(sys.modules[__name__], 'packaging',
+                              args.verdict)
 
 if __name__ == '__main__':
     sys.exit(main())

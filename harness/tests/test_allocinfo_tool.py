@@ -19,7 +19,7 @@ faults, re-reads (a FIFO serves each read its own report) and coverage
 (meminfo, slabinfo, zoneinfo and modules in a directory for --proc). The tool is
 built with gcc into a temporary directory (never in the tree: make
 export would refuse an uncommitted file); Prometheus output is checked
-with promtool ($PROMTOOL, else build/tools/promtool: harness/deps.sh check
+with promtool ($PROMTOOL, else build/tools/promtool: harness/build/deps.sh check
 unpacks it from Debian's prometheus package).
 
   test_allocinfo_tool.py [--tree TREE] [--verdict FILE]
@@ -41,13 +41,15 @@ import time
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
+HARNESS = os.path.dirname(HERE)
+sys.path.insert(0, os.path.dirname(HARNESS))
+from harness.verdict import ktap  # noqa: E402
 DATA = os.path.join(HERE, 'testdata', 'allocinfo')
 TREE = os.path.abspath(os.environ.get(
-    'ALLOCINFO_TREE', os.path.join(HERE, '..', 'build', 'linux')))
+    'ALLOCINFO_TREE', os.path.join(HARNESS, '..', 'build', 'linux')))
 SOURCE = 'tools/vm/allocinfo.c'
-# Unpacked from Debian's prometheus package by harness/deps.sh check.
-PROMTOOL = os.environ.get('PROMTOOL', os.path.join(HERE, '..', 'build',
+# Unpacked from Debian's prometheus package by harness/build/deps.sh check.
+PROMTOOL = os.environ.get('PROMTOOL', os.path.join(HARNESS, '..', 'build',
                                                    'tools', 'promtool'))
 
 tool = None      # the tool, built with -Werror
@@ -630,7 +632,7 @@ class Prometheus(Tool):
         promtool = PROMTOOL if os.access(PROMTOOL, os.X_OK) else \
             shutil.which('promtool')
         if not promtool:
-            self.fail('no %s (harness/deps.sh check unpacks it)' % PROMTOOL)
+            self.fail('no %s (harness/build/deps.sh check unpacks it)' % PROMTOOL)
         r = subprocess.run([promtool, 'check', 'metrics'], input=text,
                            capture_output=True)
         self.assertEqual((r.returncode, r.stdout, r.stderr), (0, b'', b''),
@@ -1303,7 +1305,6 @@ class NeverCrashes(Tool):
 
 
 def main():
-    import test_harness
     args = sys.argv[1:]
     verdict_path = None
     global TREE
@@ -1315,17 +1316,8 @@ def main():
         else:
             sys.exit(__doc__)
         args = args[2:]
-    suite = unittest.defaultTestLoader.loadTestsFromModule(
-        sys.modules[__name__])
-    runner = unittest.TextTestRunner(resultclass=test_harness.VerdictResult,
-                                     verbosity=1)
-    result = runner.run(suite)
-    if verdict_path:
-        result.verdict.name = 'allocinfo-tool'
-        with open(verdict_path, 'w') as f:
-            json.dump(result.verdict.to_json(), f, indent=1)
-    return 0 if result.wasSuccessful() else 1
-
+    return ktap.run_unittests(sys.modules[__name__], 'allocinfo-tool',
+                              verdict_path)
 
 if __name__ == '__main__':
     sys.exit(main())

@@ -3,7 +3,7 @@
 # deb's kernel, then again on Debian's own kernel of the base in the same
 # root, so that a failure of the base is told apart from one of ours.
 #   debian-suites.sh TREE DEBDIR ROOT_TARBALL OUT [SUITES]
-# SUITES (default vm,stress,dkms; harness/debian/allocprof-suites says
+# SUITES (default vm,stress,dkms; harness/guest/allocprof-suites says
 # what each runs). ROOT_TARBALL (debian-root.sh, with the packages the
 # suites use) unpacked in OUT/root; make deb's linux-image, linux-headers
 # and allocinfo packages and Debian's linux-image and linux-headers of the
@@ -12,9 +12,9 @@
 # mm selftests (vm-selftests.sh) copied in. Prints each boot's results and
 # a summary line per suite, "N passed, N failed" last.
 set -euo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-# shellcheck source=../bases/6.1/pin
-. "$here/../${BASE_DIR:-bases/6.1}/pin"
+harness=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=../../bases/6.1/pin
+. "$harness/../${BASE_DIR:-bases/6.1}/pin"
 tree=$1 debdir=$2 tarball=$3 out=$4 suites=${5:-vm,stress,dkms}
 py=/usr/bin/python3
 lib=usr/local/lib/allocprof-suites
@@ -36,7 +36,7 @@ rm -rf "$out"
 mkdir -p "$out/root" "$out/debs"
 out=$(cd "$out" && pwd)
 root=$out/root
-"$here/debian-unpack.sh" "$tarball" "$root"
+"$harness/debian/unpack.sh" "$tarball" "$root"
 
 echo "debian-suites: downloading Debian's linux-image and linux-headers $debian_release $BASE_VERSION (not installed on this host)"
 (cd "$out/debs" && apt-get -q -o APT::Sandbox::User=root download \
@@ -51,7 +51,7 @@ cp "$debdir/$image" "$debdir/$headers" "$debdir/$tool" "$out"/debs/*.deb "$root/
 # and dkms autoinstall. dkms status is kept for the dkms suite.
 echo "debian-suites: dpkg -i the kernels, headers and allocinfo; dkms builds (log $out/dpkg.log)"
 mkdir -p "$root/$lib"
-if ! "$here/in-root.sh" "$root" /bin/sh -ec '
+if ! "$harness/debian/in-root.sh" "$root" /bin/sh -ec '
 	dpkg -i /tmp/*.deb
 	rm /tmp/*.deb
 	for rel in "$1" "$2"; do
@@ -71,11 +71,11 @@ for rel in "$release" "$debian_release"; do
 	done
 done
 
-"$here/vm-selftests.sh" "$tree" "$out/vm-selftests"
+"$harness/guest/vm-selftests.sh" "$tree" "$out/vm-selftests"
 cp -a "$out/vm-selftests/vm" "$root/$lib/"
-install -m 0755 "$here/debian/allocprof-suites" "$root/usr/local/sbin/"
+install -m 0755 "$harness/guest/allocprof-suites" "$root/usr/local/sbin/"
 sed 's|/usr/local/sbin/allocprof-check|/usr/local/sbin/allocprof-suites|; s|the administrator.s checks|the suites of make suites|' \
-	"$here/debian/allocprof-check.service" >"$root/etc/systemd/system/allocprof-suites.service"
+	"$harness/guest/allocprof-check.service" >"$root/etc/systemd/system/allocprof-suites.service"
 ln -s /etc/systemd/system/allocprof-suites.service \
 	"$root/etc/systemd/system/multi-user.target.wants/"
 mkfs.ext4 -q -F -L debian -d "$root" "$out/disk.img" 8G
@@ -89,7 +89,7 @@ for boot in ours debian; do
 	mkdir -p "$out/$boot"
 	cp --sparse=always "$out/disk.img" "$out/$boot/disk.img"
 	echo "debian-suites: booting $rel: $run"
-	"$py" "$here/ktest.py" boot --name "suites-$boot" --kernel "$out/vmlinuz-$rel" \
+	"$py" "$harness/verdict/ktest.py" boot --name "suites-$boot" --kernel "$out/vmlinuz-$rel" \
 		--initrd "$out/initrd.img-$rel" --drive "$out/$boot/disk.img" \
 		--outdir "$out/$boot" --memory 3G --timeout "${SUITES_TIMEOUT:-3600}" --tcg-single \
 		--append "root=/dev/vda rw allocprof.suites=$run" || true
@@ -99,4 +99,4 @@ done
 # What the report explains of the memory in use, after each suite.
 awk '/^# coverage:/ { c = $0 } /^(not )?ok 1 after_/ && c { sub(/^# /, "", c);
 	print "suites: " $NF ": " c; c = "" }' "$out/ours/results.txt" 2>/dev/null || true
-"$py" "$here/suites-summary.py" "${verdicts[@]}"
+"$py" "$harness/debian/suites-summary.py" "${verdicts[@]}"

@@ -37,7 +37,9 @@ import subprocess
 import sys
 import tempfile
 
-import ktest
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                '..', '..'))
+from harness.verdict import ktap  # noqa: E402
 
 APPLIED = 'refs/series/applied'
 
@@ -321,7 +323,7 @@ def cmd_format(args):
 
 def cmd_verify(args):
     tree, out = args.tree, args.out
-    v = ktest.Verdict('series')
+    v = ktap.Verdict('series')
     want = rev(tree, 'HEAD^{tree}')
     with open(os.path.join(out, 'series')) as f:
         patches = [os.path.abspath(os.path.join(out, l.strip()))

@@ -10,7 +10,7 @@
 # first update-grub: Debian's /vmlinuz). A second disk holds the apt
 # repository (repo.sh, with a key of its own in OUT), mounted at
 # /srv/allocprof; the system has no other apt source. Six boots, each
-# running one stage of harness/debian/allocprof-lifecycle:
+# running one stage of harness/guest/allocprof-lifecycle:
 #   1 Debian's kernel: update-grub, add the repository, apt install the
 #     meta-package and allocinfo; ours becomes GRUB's default
 #   2 ours: allocprof-check, the timer's textfile, node_exporter serves it
@@ -23,9 +23,9 @@
 # Prints "N passed, N failed" last. DEBDIR is left with the packages of
 # the raised revision.
 set -euo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-# shellcheck source=../bases/6.1/pin
-. "$here/../${BASE_DIR:-bases/6.1}/pin"
+harness=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=../../bases/6.1/pin
+. "$harness/../${BASE_DIR:-bases/6.1}/pin"
 tree=$1 debdir=$2 tarball=$3 out=$4
 py=/usr/bin/python3
 firmware=/usr/share/ovmf/OVMF.fd
@@ -46,14 +46,14 @@ start=$(date +%s)
 # The repository: what make deb built, signed with a key of the test's.
 export REPO_KEY_HOME=$out/repo-gnupg REPO_URL=file:/srv/allocprof
 repo_disk() {
-	"$here/repo.sh" "$debdir" "$out/repo" >/dev/null
+	"$harness/debian/repo.sh" "$debdir" "$out/repo" >/dev/null
 	rm -f "$out/repo.img"
 	truncate -s 1G "$out/repo.img"
 	mkfs.ext4 -q -F -L repo -d "$out/repo" "$out/repo.img"
 }
 repo_disk
 
-"$here/debian-unpack.sh" "$tarball" "$root"
+"$harness/debian/unpack.sh" "$tarball" "$root"
 # GRUB finds the disks by label.
 cat >"$root/etc/fstab" <<EOF
 LABEL=debian / ext4 errors=remount-ro 0 1
@@ -85,7 +85,7 @@ debian_image=linux-image-$BASE_ABI-$flavour
 (cd "$root/tmp" && apt-get download -q -o APT::Sandbox::User=root "$debian_image" >/dev/null)
 cp "$out/embedded.cfg" "$root/tmp/embedded.cfg"
 echo "lifecycle: $debian_image and GRUB in the root (log $out/root.log)"
-if ! "$here/in-root.sh" "$root" /bin/sh -ec '
+if ! "$harness/debian/in-root.sh" "$root" /bin/sh -ec '
 	dpkg -i /tmp/"$1"_*.deb
 	grub-mkstandalone -O x86_64-efi -o /tmp/BOOTX64.EFI \
 		boot/grub/grub.cfg=/tmp/embedded.cfg' sh "$debian_image" \
@@ -98,16 +98,16 @@ rm "$root/tmp/embedded.cfg" "$root/tmp/$debian_image"_*.deb
 
 # The checks, run at each boot.
 base=${BASE_DIR:-bases/6.1}
-sed "s/@BASE@/${base##*/}/" "$here/debian/allocprof-check" \
+sed "s/@BASE@/${base##*/}/" "$harness/guest/allocprof-check" \
 	>"$root/usr/local/sbin/allocprof-check"
 chmod 0755 "$root/usr/local/sbin/allocprof-check"
 sed -e "s/@FLAVOUR@/$flavour/" -e "s/@META@/$meta/" -e "s/@BASE@/${base##*/}/" \
 	-e "s/@BASE_ABI@/$BASE_ABI/" \
 	-e "s/@VERSION1@/$version1/" -e "s/@VERSION2@/$version2/" \
-	"$here/debian/allocprof-lifecycle" >"$root/usr/local/sbin/allocprof-lifecycle"
+	"$harness/guest/allocprof-lifecycle" >"$root/usr/local/sbin/allocprof-lifecycle"
 chmod 0755 "$root/usr/local/sbin/allocprof-lifecycle"
 sed 's|/usr/local/sbin/allocprof-check|/usr/local/sbin/allocprof-lifecycle|' \
-	"$here/debian/allocprof-check.service" \
+	"$harness/guest/allocprof-check.service" \
 	>"$root/etc/systemd/system/allocprof-lifecycle.service"
 ln -s /etc/systemd/system/allocprof-lifecycle.service \
 	"$root/etc/systemd/system/multi-user.target.wants/"
@@ -133,7 +133,7 @@ verdicts=()
 boot() {
 	local stage=$1
 	echo "lifecycle: boot $stage"
-	"$py" "$here/ktest.py" boot --name "lifecycle-$stage" --firmware "$firmware" \
+	"$py" "$harness/verdict/ktest.py" boot --name "lifecycle-$stage" --firmware "$firmware" \
 		--drive "$out/disk.img" --drive "$out/repo.img" \
 		--outdir "$out/boot$stage" --memory 2G \
 		--timeout "${DEBIAN_TIMEOUT:-900}" || true
@@ -142,11 +142,11 @@ boot() {
 boot 1
 boot 2
 echo "lifecycle: make deb with DEB_REVISION=$revision2 (log $debdir/build.log)"
-DEB_REVISION=$revision2 "$here/deb.sh" "$tree" "$debdir" "$flavour" >"$out/deb2.log" 2>&1 ||
+DEB_REVISION=$revision2 "$harness/debian/deb.sh" "$tree" "$debdir" "$flavour" >"$out/deb2.log" 2>&1 ||
 	{ tail -n 20 "$out/deb2.log" >&2; exit 1; }
 repo_disk
 for stage in 3 4 5 6; do
 	boot $stage
 done
 echo "lifecycle: done in $(( $(date +%s) - start ))s"
-"$py" "$here/ktest.py" summary "${verdicts[@]}"
+"$py" "$harness/verdict/ktest.py" summary "${verdicts[@]}"

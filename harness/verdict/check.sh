@@ -8,7 +8,7 @@
 # BASE_TREE (of BASE_DIR's series) and the boots, results beside
 # BASE_TREE in check/; TREE gives the guests' allocinfo and kselftests.
 set -uo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
+harness=$(cd "$(dirname "$0")/.." && pwd)
 out=build/check boots_only= base_tree=
 case $1 in
 --boots-only)
@@ -74,13 +74,13 @@ build_all() {
 		state=ok
 		(
 			export DEBARCH=${!debarch:-amd64}
-			# shellcheck source=arch.sh
-			. "$here/arch.sh"
-			"$here/build-kernel.sh" "$(tree_of "$kernel")" "$(kdir_of "$kernel")" \
+			# shellcheck source=../build/arch.sh
+			. "$harness/build/arch.sh"
+			"$harness/build/build-kernel.sh" "$(tree_of "$kernel")" "$(kdir_of "$kernel")" \
 				"${!spec}" &&
 				if [ -n "${selftests[$kernel]:-}" ] &&
 					[ -z "${tests_built[$DEBARCH]:-}" ]; then
-					"$here/selftests.sh" "$tree" "$(kdir_of "$kernel")" \
+					"$harness/guest/selftests.sh" "$tree" "$(kdir_of "$kernel")" \
 						"build/selftests-$DEBARCH"
 				fi
 		) >"$out/kernels/$kernel.log" 2>&1 || state=failed
@@ -123,8 +123,8 @@ series_step() {
 	local series=${1%/linux}/series
 	echo "check: the series (make series) applied with git am to the base"
 	verdicts+=("$out/series.json")
-	if /usr/bin/python3 "$here/series.py" format "${BASE_DIR:-bases/6.1}" "$1" "$series"; then
-		/usr/bin/python3 "$here/series.py" verify "$1" "$series" "$out/series.json"
+	if /usr/bin/python3 "$harness/build/series.py" format "${BASE_DIR:-bases/6.1}" "$1" "$series"; then
+		/usr/bin/python3 "$harness/build/series.py" verify "$1" "$series" "$out/series.json"
 	else
 		fail_step series "make series failed" "$out/series.json"
 	fi
@@ -134,20 +134,20 @@ series_step() {
 if [ -z "$boots_only" ]; then
 	verdicts+=("$out/harness.json")
 	echo "check: harness self-tests"
-	/usr/bin/python3 "$here/test_harness.py" --verdict "$out/harness.json"
+	/usr/bin/python3 "$harness/tests/test_harness.py" --verdict "$out/harness.json"
 	echo "check: allocinfo tool tests"
 	verdicts+=("$out/allocinfo-tool.json")
-	/usr/bin/python3 "$here/test_allocinfo_tool.py" --tree "$tree" --verdict "$out/allocinfo-tool.json"
+	/usr/bin/python3 "$harness/tests/test_allocinfo_tool.py" --tree "$tree" --verdict "$out/allocinfo-tool.json"
 	echo "check: packages and repository"
 	verdicts+=("$out/packaging.json")
-	/usr/bin/python3 "$here/test_packaging.py" --tree "$tree" --verdict "$out/packaging.json"
+	/usr/bin/python3 "$harness/tests/test_packaging.py" --tree "$tree" --verdict "$out/packaging.json"
 	echo "check: documentation"
 	verdicts+=("$out/docs.json")
-	/usr/bin/python3 "$here/docs.py" "$tree" build/docs "$out/docs.json"
+	/usr/bin/python3 "$harness/verdict/docs.py" "$tree" build/docs "$out/docs.json"
 	series_step "$tree"
 	echo "check: treewide scan of the converted allocator names"
 	verdicts+=("$out/treewide.json")
-	/usr/bin/python3 "$here/treewide.py" scan "$tree" "$here/treewide.reviewed" \
+	/usr/bin/python3 "$harness/build/treewide.py" scan "$tree" "$harness/build/treewide.reviewed" \
 		--json "$out/treewide-found.json" --verdict "$out/treewide.json" |
 		grep -v '\[reviewed\]'
 fi
@@ -170,8 +170,8 @@ for boot in "$@"; do
 	echo "check: boot $name (kernel $kernel${append:+, $append})"
 	debarch=DEBARCH_$kernel
 	export DEBARCH=${!debarch:-amd64}
-	# shellcheck source=arch.sh
-	. "$here/arch.sh"
+	# shellcheck source=../build/arch.sh
+	. "$harness/build/arch.sh"
 	if [ "$tests" = - ]; then
 		if built "$kernel"; then
 			build_passed "$name" "$verdict"
@@ -186,12 +186,12 @@ for boot in "$@"; do
 	fi
 	# One guest per kernel: the boots differ only by their command line.
 	initrd=$out/kernels/$kernel.cpio.gz
-	if [ ! -f "$initrd" ] && ! { "$here/initramfs.sh" "$initrd.new" "$tree" \
+	if [ ! -f "$initrd" ] && ! { "$harness/guest/initramfs.sh" "$initrd.new" "$tree" \
 		"build/selftests-$DEBARCH" "$kdir" && mv "$initrd.new" "$initrd"; }; then
 		fail_step "$name" "building the guest failed" "$verdict"
 		continue
 	fi
-	/usr/bin/python3 "$here/ktest.py" boot --name "$name" --arch "$DEBARCH" \
+	/usr/bin/python3 "$harness/verdict/ktest.py" boot --name "$name" --arch "$DEBARCH" \
 		--kernel "$kdir/$KIMAGE" ${KDTB:+--dtb "$kdir/arch/$KARCH/boot/dts/$KDTB"} \
 		--initrd "$initrd" --outdir "$out/$name" \
 		--timeout "${CHECK_TIMEOUT:-900}" ${KVM:+--kvm} \
@@ -201,4 +201,4 @@ done
 wait "$builder"
 
 echo "check: summary"
-exec /usr/bin/python3 "$here/ktest.py" summary "${verdicts[@]}"
+exec /usr/bin/python3 "$harness/verdict/ktest.py" summary "${verdicts[@]}"
