@@ -1,13 +1,9 @@
 """Kernel splats: console lines that mean the kernel is not healthy,
 whatever the tests said."""
 
-import os
 import re
-import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                '..', '..'))
-from harness.verdict.ktap import clean  # noqa: E402
+from harness.verdict.ktap import clean
 
 SPLAT_PATTERNS = [
     r'WARNING:',
