@@ -51,6 +51,16 @@ if [ -n "$kout" ]; then
 			find "$mods" -name '*.ko' -exec "$kout/scripts/sign-file" "$hash" \
 				"$kout/certs/signing_key.pem" "$kout/certs/signing_key.x509" {} \;
 		fi
+		# The kernel's lists of its built-in modules, as modprobe wants
+		# them; the order of the others is their order here.
+		for list in modules.builtin modules.builtin.modinfo; do
+			if [ -f "$kout/$list" ]; then
+				cp "$kout/$list" "$mods/.."
+			else
+				: >"$mods/../$list"
+			fi
+		done
+		: >"$mods/../modules.order"
 		depmod -b "$stage" "$release"
 	fi
 fi
