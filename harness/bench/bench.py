@@ -36,8 +36,8 @@ and (d1) to (d12), with what each measures: the legend of the tables.
 nanosecond per instruction): the ratios are then instruction count
 ratios, independent of the host's load.
 
---debian, --ours (make bench DEBIAN=1, from bench-debian.sh): Debian's
-own kernel and make deb's, each a directory with vmlinuz, System.map and
+--debian, --ours (make bench DEBIAN=1, from harness/bench/debian.sh):
+Debian's own kernel and make deb's, each a directory with vmlinuz, System.map and
 alloc_tag_bench.ko built against the kernel's headers package; the
 configurations (d1), (d2), ... are compared with Debian's kernel, with the
 targets for distribution kernels, and the memory table is theirs.
@@ -643,8 +643,10 @@ def main():
                     'per-node counters')
     ap.add_argument('--total', help='kernel build with profiling and '
                     'CONFIG_MEM_ALLOC_PROFILING_TOTAL_CALLS')
-    ap.add_argument('--debian', help='Debian\'s kernel (bench-debian.sh)')
-    ap.add_argument('--ours', help='make deb\'s kernel (bench-debian.sh)')
+    ap.add_argument('--debian',
+                    help='Debian\'s kernel (harness/bench/debian.sh)')
+    ap.add_argument('--ours',
+                    help='make deb\'s kernel (harness/bench/debian.sh)')
     ap.add_argument('--upstream', action='store_true',
                     help='--ours has upstream\'s profiling (BASE=6.12)')
     ap.add_argument('--up-base', help='upstream kernel without profiling')

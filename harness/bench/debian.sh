@@ -3,7 +3,7 @@
 # built out of tree against its own headers package, as a DKMS module is:
 # Debian's own kernel of the pinned base (downloaded from the archive,
 # unpacked, not installed) and make deb's.
-#   bench-debian.sh TREE DEB_OUT OUT
+#   debian.sh TREE DEB_OUT OUT
 # Leaves OUT/debian and OUT/ours, each with vmlinuz, System.map, config
 # and alloc_tag_bench.ko; Debian's packages stay in OUT/debs. The
 # module's source is the 6.1 tree's (TOOL_TREE in the environment, default

@@ -4,7 +4,7 @@
   workloads.py --disk IMG --debian VMLINUZ INITRD --ours VMLINUZ INITRD
                --out DIR [--boots N] [--jobs N]
 
-Boots the Debian 12 disk IMG (debian-workloads.sh) with Debian's own
+Boots the Debian 12 disk IMG (harness/debian/workloads.sh) with Debian's own
 kernel (w1) and with make deb's: profiling on (w2), booted off (w3) and
 ",compressed" asked (w4); N times each (default 3), --jobs guests at a
 time (default 2). Each guest has one CPU under QEMU's -icount shift=0, so

@@ -2,7 +2,7 @@
 # An operator's whole lifecycle of the packages on Debian 12, booted
 # through GRUB under UEFI (Debian's OVMF):
 #   lifecycle.sh TREE DEBDIR ROOT_TARBALL OUT
-# ROOT_TARBALL (debian-root.sh, with GRUB's EFI modules,
+# ROOT_TARBALL (root.sh, with GRUB's EFI modules,
 # prometheus-node-exporter and curl) and Debian's own kernel of the base's
 # ABI and FLAVOUR (from the archive) become the root partition
 # of a GPT disk whose EFI system partition holds a GRUB image that reads

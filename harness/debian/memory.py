@@ -3,7 +3,7 @@
 default.target, on Debian's own kernel and on ours, as allocprof-check's
 `memory` check recorded it in each boot's results channel.
 
-  debian-memory.py [--upstream] RAM_MIB DEBIAN_RESULTS OURS_ON_RESULTS \
+  memory.py [--upstream] RAM_MIB DEBIAN_RESULTS OURS_ON_RESULTS \
       OURS_OFF_RESULTS
 
 RAM_MIB: the guests' memory. --upstream: the packages carry upstream's

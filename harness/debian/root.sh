@@ -1,6 +1,6 @@
 #!/bin/bash
 # A Debian 12 root file system from Debian's archive, kept as a tarball.
-#   debian-root.sh TARBALL [PACKAGE,...]
+#   root.sh TARBALL [PACKAGE,...]
 # debootstrap's minimal variant plus what a booting server has: systemd as
 # init, udev, kmod, procps, initramfs-tools (which builds the initramfs
 # when a kernel package is installed), linux-base (which Debian's own kernel

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Install make deb's kernel package on Debian 12 and boot it.
-#   debian-run.sh DEBDIR ROOT_TARBALL OUT
-# ROOT_TARBALL (debian-root.sh) unpacked in OUT/root; the linux-image and
+#   run.sh DEBDIR ROOT_TARBALL OUT
+# ROOT_TARBALL (root.sh) unpacked in OUT/root; the linux-image and
 # allocinfo packages of DEBDIR installed in it with dpkg -i (the kernel's
 # initramfs built by initramfs-tools); the checks of harness/guest/ (a
 # systemd unit) added; all of it made an ext4 disk. Boots it under QEMU

@@ -2,9 +2,9 @@
 # make suites: suites written elsewhere, on Debian 12 booted with make
 # deb's kernel, then again on Debian's own kernel of the base in the same
 # root, so that a failure of the base is told apart from one of ours.
-#   debian-suites.sh TREE DEBDIR ROOT_TARBALL OUT [SUITES]
+#   suites.sh TREE DEBDIR ROOT_TARBALL OUT [SUITES]
 # SUITES (default vm,stress,dkms; harness/guest/allocprof-suites says
-# what each runs). ROOT_TARBALL (debian-root.sh, with the packages the
+# what each runs). ROOT_TARBALL (root.sh, with the packages the
 # suites use) unpacked in OUT/root; make deb's linux-image, linux-headers
 # and allocinfo packages and Debian's linux-image and linux-headers of the
 # base (downloaded from the archive) installed with dpkg -i, whose kernel

@@ -1,7 +1,7 @@
 #!/bin/bash
-# Unpack a Debian 12 root file system (debian-root.sh's tarball) as the
+# Unpack a Debian 12 root file system (root.sh's tarball) as the
 # root of the guest's virtio disk /dev/vda.
-#   debian-unpack.sh TARBALL ROOT
+#   unpack.sh TARBALL ROOT
 set -euo pipefail
 tarball=$1 root=$2
 mkdir -p "$root"

@@ -2,8 +2,8 @@
 # make workloads: programs written elsewhere on Debian 12, on Debian's own
 # kernel of the base and on make deb's (profiling on, booted off,
 # ",compressed" asked), their instructions counted.
-#   debian-workloads.sh DEBDIR ROOT_TARBALL OUT [BOOTS]
-# ROOT_TARBALL (debian-root.sh, with the workloads' packages) unpacked in
+#   workloads.sh DEBDIR ROOT_TARBALL OUT [BOOTS]
+# ROOT_TARBALL (root.sh, with the workloads' packages) unpacked in
 # OUT/root; make deb's linux-image and allocinfo packages and Debian's
 # linux-image and headers of the base (downloaded from the archive)
 # installed with dpkg -i; harness/guest/allocprof-workloads as the
